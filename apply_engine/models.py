@@ -108,9 +108,19 @@ def gguf_to_cached_dir(gguf_path: Path) -> Path:
     return target
 
 
+def quiet_transformers() -> None:
+    """Progress bars and advisory warnings would corrupt CLI output and LSP stdio."""
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+
+
 def load_model(spec: str, device: str = "auto", dtype: str | None = None) -> LoadedModel:
     """Load a causal LM and its tokenizer, ready for inference. Raises ModelLoadError."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    quiet_transformers()
 
     path = resolve_model_path(spec)
     torch_device = resolve_device(device)
