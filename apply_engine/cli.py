@@ -27,9 +27,13 @@ app = typer.Typer(
 bench_app = typer.Typer(help="Benchmarks: print a table and write JSON.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 
-ModelOpt = Annotated[str | None, typer.Option("--model", help="smollm2-135m, a HF model directory or a .gguf file.")]
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", help="smollm2-135m, a HF model directory or a .gguf file.")
+]
 DeviceOpt = Annotated[str, typer.Option("--device", help="cpu, cuda or auto.")]
-DtypeOpt = Annotated[str | None, typer.Option("--dtype", help="float32 (CPU default) or bfloat16 (CUDA default).")]
+DtypeOpt = Annotated[
+    str | None, typer.Option("--dtype", help="float32 (CPU default) or bfloat16 (CUDA default).")
+]
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
@@ -68,14 +72,20 @@ def root(
 def apply(
     original: Annotated[str, typer.Argument(help="The original file.")],
     snippet: Annotated[str, typer.Argument(help="The edit snippet ('-' for stdin).")],
-    language: Annotated[str | None, typer.Option(help="Language (default: from extension or content).")] = None,
+    language: Annotated[
+        str | None, typer.Option(help="Language (default: from extension or content).")
+    ] = None,
     engine: Annotated[str, typer.Option(help="structural, model or auto.")] = "auto",
     instruction: Annotated[str | None, typer.Option(help="What the edit does (given to the model).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print {merged, status, reasons, ...} as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print {merged, status, reasons, ...} as JSON.")
+    ] = False,
     out: Annotated[Path | None, typer.Option("-o", "--output", help="Write the merged file here.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Overwrite ORIGINAL (atomically).")] = False,
     model: ModelOpt = None,
-    draft_model: Annotated[str | None, typer.Option(help="Small draft model with the same tokenizer.")] = None,
+    draft_model: Annotated[
+        str | None, typer.Option(help="Small draft model with the same tokenizer.")
+    ] = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
     no_speculation: Annotated[bool, typer.Option("--no-speculation", help="Decode plainly.")] = False,
@@ -104,9 +114,15 @@ def apply(
         engine=engine,  # type: ignore[arg-type]
     )
     config = EngineConfig(
-        engine=engine, model=model, draft_model=draft_model, device=device, dtype=dtype,  # type: ignore[arg-type]
-        prompt_format=prompt_format, speculation=not no_speculation,  # type: ignore[arg-type]
-        temperature=temperature, max_new_tokens=max_new_tokens,
+        engine=engine,
+        model=model,
+        draft_model=draft_model,
+        device=device,
+        dtype=dtype,  # type: ignore[arg-type]
+        prompt_format=prompt_format,
+        speculation=not no_speculation,  # type: ignore[arg-type]
+        temperature=temperature,
+        max_new_tokens=max_new_tokens,
     )
     try:
         result = Engine(config).apply(request)
@@ -132,10 +148,14 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     model: ModelOpt = None,
-    draft_model: Annotated[str | None, typer.Option(help="Small draft model with the same tokenizer.")] = None,
+    draft_model: Annotated[
+        str | None, typer.Option(help="Small draft model with the same tokenizer.")
+    ] = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
-    api_key_env: Annotated[str | None, typer.Option(help="Env var holding the bearer token to require.")] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Env var holding the bearer token to require.")
+    ] = None,
     max_body: Annotated[int, typer.Option(help="Largest request body in bytes.")] = 4 * 1024 * 1024,
     max_concurrency: Annotated[int, typer.Option(help="Model requests decoded at once.")] = 1,
     max_queue: Annotated[int, typer.Option(help="Model requests waiting before 503.")] = 16,
@@ -146,16 +166,29 @@ def serve(
     from apply_engine.server import run_server
 
     try:
-        run_server(host=host, port=port, model=model, draft_model=draft_model, device=device, dtype=dtype,
-                   api_key_env=api_key_env, max_body=max_body, max_concurrency=max_concurrency,
-                   max_queue=max_queue, timeout=timeout, workers=workers)
+        run_server(
+            host=host,
+            port=port,
+            model=model,
+            draft_model=draft_model,
+            device=device,
+            dtype=dtype,
+            api_key_env=api_key_env,
+            max_body=max_body,
+            max_concurrency=max_concurrency,
+            max_queue=max_queue,
+            timeout=timeout,
+            workers=workers,
+        )
     except FastApplyError as exc:
         fail(str(exc))
 
 
 @app.command()
 def lsp(
-    tcp: Annotated[int | None, typer.Option(help="Listen on this TCP port instead of stdio (debugging).")] = None,
+    tcp: Annotated[
+        int | None, typer.Option(help="Listen on this TCP port instead of stdio (debugging).")
+    ] = None,
 ) -> None:
     """Run the language server (stdio)."""
     from lsp.server import run_lsp
@@ -165,24 +198,41 @@ def lsp(
 
 @app.command()
 def batch(
-    patches: Annotated[str, typer.Argument(help="JSONL file of {path, snippet, ...} ('-' = stdin) or a directory.")],
-    repo: Annotated[Path, typer.Option(help="Repository root; every path must resolve inside it.")] = Path("."),
+    patches: Annotated[
+        str, typer.Argument(help="JSONL file of {path, snippet, ...} ('-' = stdin) or a directory.")
+    ],
+    repo: Annotated[Path, typer.Option(help="Repository root; every path must resolve inside it.")] = Path(
+        "."
+    ),
     jobs: Annotated[int | None, typer.Option(help="Worker processes for structural merges.")] = None,
     engine: Annotated[str, typer.Option(help="structural, model or auto.")] = "auto",
     model: ModelOpt = None,
     device: DeviceOpt = "auto",
-    server_url: Annotated[list[str] | None, typer.Option(help="fastapply serve URL(s) to merge through.")] = None,
+    server_url: Annotated[
+        list[str] | None, typer.Option(help="fastapply serve URL(s) to merge through.")
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print diffs; write nothing.")] = False,
-    require_clean: Annotated[bool, typer.Option("--require-clean", help="Refuse files with git changes.")] = False,
+    require_clean: Annotated[
+        bool, typer.Option("--require-clean", help="Refuse files with git changes.")
+    ] = False,
     report: Annotated[Path | None, typer.Option(help="Write the per-patch JSON report here.")] = None,
 ) -> None:
     """Apply many snippets over a repository, atomically and idempotently."""
     from apply_engine.batch import run_batch_cli
 
     try:
-        code = run_batch_cli(patches=patches, repo=repo, jobs=jobs, engine=engine, model=model, device=device,
-                             server_urls=server_url or [], dry_run=dry_run, require_clean=require_clean,
-                             report=report)
+        code = run_batch_cli(
+            patches=patches,
+            repo=repo,
+            jobs=jobs,
+            engine=engine,
+            model=model,
+            device=device,
+            server_urls=server_url or [],
+            dry_run=dry_run,
+            require_clean=require_clean,
+            report=report,
+        )
     except FastApplyError as exc:
         fail(str(exc))
     raise typer.Exit(code)
@@ -213,8 +263,15 @@ def bench_speed(
     from apply_engine.bench.speed import main as bench_main
 
     try:
-        bench_main(model=model, draft_model=draft_model, cases=cases, device=device, dtype=dtype,
-                   fixtures=fixtures, json_out=json_out)
+        bench_main(
+            model=model,
+            draft_model=draft_model,
+            cases=cases,
+            device=device,
+            dtype=dtype,
+            fixtures=fixtures,
+            json_out=json_out,
+        )
     except FastApplyError as exc:
         fail(str(exc))
 
@@ -249,7 +306,9 @@ def bench_batch(
 def bench_gpu(
     sizes: Annotated[str, typer.Option(help="Comma-separated configs: tiny, 0.5b, 1.5b.")] = "0.5b,1.5b",
     max_k: Annotated[int, typer.Option(help="Largest verify width.")] = 256,
-    tau: Annotated[float | None, typer.Option(help="Tau for the end-to-end estimate (default: measured).")] = None,
+    tau: Annotated[
+        float | None, typer.Option(help="Tau for the end-to-end estimate (default: measured).")
+    ] = None,
     device: DeviceOpt = "auto",
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
 ) -> None:

@@ -39,7 +39,9 @@ class Engine:
         if engine == "auto":
             return "model" if self.model_merger is not None else "structural"
         if engine == "model" and self.model_merger is None:
-            raise InputError("engine 'model' requested but no model is configured (use --model)", field="engine")
+            raise InputError(
+                "engine 'model' requested but no model is configured (use --model)", field="engine"
+            )
         return engine
 
     def apply(self, request: ApplyRequest) -> ApplyResult:
@@ -61,7 +63,13 @@ class Engine:
             stats = Stats(wall_ms=(time.perf_counter() - start) * 1000)
             if prediction.status == "ok" and prediction.merged:
                 yield prediction.merged
-            yield ApplyResult(merged=prediction.merged, status=prediction.status, engine="structural",
-                              language=language, reasons=prediction.reasons, stats=stats)
+            yield ApplyResult(
+                merged=prediction.merged,
+                status=prediction.status,
+                engine="structural",
+                language=language,
+                reasons=prediction.reasons,
+                stats=stats,
+            )
             return
         yield from self.model_merger.stream(request, prediction, language)

@@ -13,10 +13,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-import torch  # noqa: E402
+import torch
 
-from apply_engine.config import from_name  # noqa: E402
-from apply_engine.errors import ModelLoadError  # noqa: E402
+from apply_engine.config import from_name
+from apply_engine.errors import ModelLoadError
 
 CACHE_FORMAT = 1  # bump when the cached directory layout changes
 
@@ -34,7 +34,9 @@ def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError("device 'cuda' requested but torch sees no CUDA GPU (is the CUDA build installed?)")
+        raise ModelLoadError(
+            "device 'cuda' requested but torch sees no CUDA GPU (is the CUDA build installed?)"
+        )
     if device not in ("cpu", "cuda"):
         raise ModelLoadError(f"unknown device {device!r}: use cpu, cuda or auto")
     return torch.device(device)
@@ -44,8 +46,14 @@ def resolve_dtype(dtype: str | None, device: torch.device) -> torch.dtype:
     if dtype is None:
         # fp32 on CPU: bf16 multi-token passes are not bit-identical to one-token passes.
         return torch.bfloat16 if device.type == "cuda" else torch.float32
-    table = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
-             "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16}
+    table = {
+        "float32": torch.float32,
+        "fp32": torch.float32,
+        "bfloat16": torch.bfloat16,
+        "bf16": torch.bfloat16,
+        "float16": torch.float16,
+        "fp16": torch.float16,
+    }
     if dtype not in table:
         raise ModelLoadError(f"unknown dtype {dtype!r}: use one of {', '.join(sorted(table))}")
     return table[dtype]
@@ -58,7 +66,9 @@ def resolve_model_path(spec: str) -> Path:
         return preset.locate()
     path = Path(spec).expanduser()
     if not path.exists():
-        raise ModelLoadError(f"model not found: {path} (give a local model directory, a .gguf file or an alias)")
+        raise ModelLoadError(
+            f"model not found: {path} (give a local model directory, a .gguf file or an alias)"
+        )
     if path.is_dir() and not (path / "config.json").is_file():
         raise ModelLoadError(f"not a Hugging Face model directory (no config.json): {path}")
     if path.is_file() and path.suffix != ".gguf":

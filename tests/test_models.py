@@ -20,12 +20,19 @@ def test_smollm2_loads_offline_and_generates(smollm2):
     assert smollm2.tokenizer.decode(new_tokens).strip()
 
 
-@pytest.mark.parametrize(("config_cls", "model_cls"), [(LlamaConfig, LlamaForCausalLM), (Qwen2Config, Qwen2ForCausalLM)])
+@pytest.mark.parametrize(
+    ("config_cls", "model_cls"), [(LlamaConfig, LlamaForCausalLM), (Qwen2Config, Qwen2ForCausalLM)]
+)
 def test_tiny_random_model_loads_from_directory(tmp_path, smollm2, config_cls, model_cls):
     torch.manual_seed(0)
     config = config_cls(
-        vocab_size=len(smollm2.tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+        vocab_size=len(smollm2.tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
     )
     model_cls(config).save_pretrained(tmp_path)
     smollm2.tokenizer.save_pretrained(tmp_path)
@@ -44,7 +51,7 @@ def test_bad_model_path_names_the_path(spec):
 
 
 def test_directory_without_config_is_rejected(tmp_path):
-    with pytest.raises(ModelLoadError, match="no config.json"):
+    with pytest.raises(ModelLoadError, match=r"no config\.json"):
         load_model(str(tmp_path), device="cpu")
 
 
@@ -64,9 +71,21 @@ def test_cli_bad_model_path_exits_2_with_one_line(tmp_path):
     original.write_text("x = 1\n")
     snippet.write_text("x = 2\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "apply_engine.cli", "apply", str(original), str(snippet),
-         "--engine", "model", "--model", "/nonexistent/merge-model"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "apply_engine.cli",
+            "apply",
+            str(original),
+            str(snippet),
+            "--engine",
+            "model",
+            "--model",
+            "/nonexistent/merge-model",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
