@@ -1,0 +1,188 @@
+"""The commands: `fastApply.apply` and `fastApply.preview` (workspace/executeCommand).
+
+Both merge a snippet into the text the editor has synced (unsaved changes included), never the
+file on disk. Each takes one argument, {uri, snippet, instruction?}. An ambiguous merge is shown
+with window/showMessage and changes nothing; bad arguments are an InvalidParams error.
+"""
+
+import difflib
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.workspace import TextDocument
+
+from apply_engine.errors import FastApplyError, InputError
+from apply_engine.schemas import ApplyRequest, ApplyResult
+from lsp.edits import diff_edits, split_lines
+from lsp.state import FastApplyServer
+
+APPLY = "fastApply.apply"
+PREVIEW = "fastApply.preview"
+PROGRESS_EVERY_CHARS = 400
+
+
+class ApplyArgs(msgspec.Struct, forbid_unknown_fields=True):
+    uri: str
+    snippet: str
+    instruction: str | None = None
+
+
+async def apply_command(ls: FastApplyServer, *args: Any) -> dict[str, Any]:
+    """workspace/executeCommand `fastApply.apply`: merge, then send the change as minimal TextEdits."""
+    params = parse_args(APPLY, args)
+    document = synced_document(ls, params.uri)
+    version = document.version
+    result = await merge_document(ls, document, params)
+    if result.status != "ok" or result.merged is None:
+        show_ambiguous(ls, result)
+        return summary(result, applied=False)
+    if document.version != version:
+        raise request_failed("the document changed during the merge; run Fast Apply again")
+    edits = diff_edits(document.source, result.merged, ls.workspace.position_encoding or "utf-16")
+    applied = True
+    if edits:
+        answer = await ls.workspace_apply_edit_async(edit_params(ls, document, edits))
+        applied = answer.applied
+    return summary(result, applied=applied, edits=len(edits))
+
+
+async def preview_command(ls: FastApplyServer, *args: Any) -> dict[str, Any]:
+    """workspace/executeCommand `fastApply.preview`: the merged text and a unified diff; applies nothing."""
+    params = parse_args(PREVIEW, args)
+    document = synced_document(ls, params.uri)
+    result = await merge_document(ls, document, params)
+    if result.status != "ok" or result.merged is None:
+        show_ambiguous(ls, result)
+        return {**summary(result, applied=False), "merged": None, "diff": ""}
+    diff = unified_diff(document.source, result.merged, document.filename or params.uri)
+    return {**summary(result, applied=False), "merged": result.merged, "diff": diff}
+
+
+def parse_args(command: str, args: tuple[Any, ...]) -> ApplyArgs:
+    usage = f"{command} takes one argument: {{uri, snippet, instruction?}}"
+    if len(args) != 1:
+        raise JsonRpcInvalidParams(f"{usage}; got {len(args)} arguments")
+    try:
+        return msgspec.convert(args[0], ApplyArgs)
+    except msgspec.ValidationError as error:
+        raise JsonRpcInvalidParams(f"{usage}; {error}") from error
+
+
+def synced_document(ls: FastApplyServer, uri: str) -> TextDocument:
+    """The editor's copy of `uri`; a document the editor never opened is an error, not a disk read."""
+    if uri not in ls.workspace.text_documents:
+        raise JsonRpcInvalidParams(f"{uri} is not open in the editor (no textDocument/didOpen for it)")
+    return ls.workspace.get_text_document(uri)
+
+
+async def merge_document(ls: FastApplyServer, document: TextDocument, params: ApplyArgs) -> ApplyResult:
+    """Merge `params.snippet` into the document, keeping a CRLF document CRLF throughout."""
+    crlf = uses_crlf(document.source)
+    request = ApplyRequest(
+        original=to_lf(document.source) if crlf else document.source,
+        snippet=to_lf(params.snippet) if crlf else params.snippet,
+        instruction=params.instruction,
+        path=document.path,
+    )
+    try:
+        result = await with_progress(ls, document, ls.merger.merge, request)
+    except InputError as error:
+        raise JsonRpcInvalidParams(str(error)) from error
+    except FastApplyError as error:
+        raise request_failed(str(error)) from error
+    if crlf and result.merged is not None:
+        result.merged = result.merged.replace("\n", "\r\n")
+    return result
+
+
+async def with_progress(
+    ls: FastApplyServer,
+    document: TextDocument,
+    merge: Callable[[ApplyRequest, Callable[[str], None] | None], Awaitable[ApplyResult]],
+    request: ApplyRequest,
+) -> ApplyResult:
+    """Run a merge, wrapped in $/progress (work-done progress) when it may run a model."""
+    window = ls.client_capabilities.window
+    if not ls.settings.uses_model or window is None or not window.work_done_progress:
+        return await merge(request, None)
+    token = str(uuid.uuid4())
+    await ls.work_done_progress.create_async(token)
+    name = document.filename or document.uri
+    ls.work_done_progress.begin(
+        token, types.WorkDoneProgressBegin(title="Fast Apply", message=f"merging {name}")
+    )
+    merged_chars = [0, 0]  # total merged so far, total at the last report
+
+    def on_delta(delta: str) -> None:
+        merged_chars[0] += len(delta)
+        if merged_chars[0] - merged_chars[1] >= PROGRESS_EVERY_CHARS:
+            merged_chars[1] = merged_chars[0]
+            report = types.WorkDoneProgressReport(message=f"{merged_chars[0]} characters merged")
+            ls.work_done_progress.report(token, report)
+
+    try:
+        return await merge(request, on_delta)
+    finally:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+
+
+def edit_params(
+    ls: FastApplyServer, document: TextDocument, edits: list[types.TextEdit]
+) -> types.ApplyWorkspaceEditParams:
+    """A versioned TextDocumentEdit when the client takes documentChanges, else a plain `changes` map."""
+    workspace = ls.client_capabilities.workspace
+    edit_caps = workspace.workspace_edit if workspace is not None else None
+    if edit_caps is not None and edit_caps.document_changes:
+        identifier = types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=document.version)
+        change = types.TextDocumentEdit(text_document=identifier, edits=list(edits))
+        return types.ApplyWorkspaceEditParams(
+            label="Fast Apply", edit=types.WorkspaceEdit(document_changes=[change])
+        )
+    return types.ApplyWorkspaceEditParams(
+        label="Fast Apply", edit=types.WorkspaceEdit(changes={document.uri: list(edits)})
+    )
+
+
+def show_ambiguous(ls: FastApplyServer, result: ApplyResult) -> None:
+    lines = [
+        f"- {reason.message}" + (f" (snippet line {reason.line})" if reason.line else "")
+        for reason in result.reasons
+    ]
+    message = "\n".join(["Fast Apply: the merge is ambiguous; the document is unchanged.", *lines])
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+
+def summary(result: ApplyResult, *, applied: bool, edits: int = 0) -> dict[str, Any]:
+    return {
+        "applied": applied,
+        "engine": result.engine,
+        "status": result.status,
+        "language": result.language,
+        "edits": edits,
+        "reasons": msgspec.to_builtins(result.reasons),
+        "stats": msgspec.to_builtins(result.stats),
+    }
+
+
+def unified_diff(old: str, new: str, name: str) -> str:
+    lines = difflib.unified_diff(split_lines(old), split_lines(new), f"a/{name}", f"b/{name}")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def uses_crlf(text: str) -> bool:
+    """True when every line break in `text` is CRLF (and there is at least one)."""
+    return "\r\n" in text and text.count("\r\n") == text.count("\n") == text.count("\r")
+
+
+def to_lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+def request_failed(message: str) -> JsonRpcException:
+    return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed)

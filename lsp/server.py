@@ -1,0 +1,62 @@
+"""Wiring: the fastapply language server's lifecycle features and commands.
+
+Settings come from initializationOptions, then from `workspace/configuration` (section
+`fastApply`) after `initialized` and on every `workspace/didChangeConfiguration`. Text sync is
+incremental; the position encoding is negotiated by pygls (UTF-16 unless the client prefers UTF-8
+or UTF-32). The commands themselves are in lsp/apply.py.
+"""
+
+from typing import Any
+
+from lsprotocol import types
+
+from lsp.apply import APPLY, PREVIEW, apply_command, preview_command
+from lsp.settings import SECTION
+from lsp.state import FastApplyServer
+
+
+async def on_initialize(ls: FastApplyServer, params: types.InitializeParams) -> None:
+    """initialize: take the settings the client sent as initializationOptions."""
+    ls.use_settings(params.initialization_options)
+
+
+async def on_initialized(ls: FastApplyServer, params: types.InitializedParams) -> None:
+    """initialized: pull the `fastApply` section with workspace/configuration."""
+    await pull_configuration(ls)
+
+
+async def on_did_change_configuration(
+    ls: FastApplyServer, params: types.DidChangeConfigurationParams
+) -> None:
+    """workspace/didChangeConfiguration: re-read the settings (pushed ones first, then pulled)."""
+    ls.use_settings(params.settings)
+    await pull_configuration(ls)
+
+
+async def pull_configuration(ls: FastApplyServer) -> None:
+    workspace = ls.client_capabilities.workspace
+    if workspace is None or not workspace.configuration:
+        return
+    items = [types.ConfigurationItem(section=SECTION)]
+    values: list[Any] = await ls.workspace_configuration_async(types.ConfigurationParams(items=items))
+    if values:
+        ls.use_settings(values[0])
+
+
+def create_server() -> FastApplyServer:
+    ls = FastApplyServer()
+    ls.feature(types.INITIALIZE)(on_initialize)
+    ls.feature(types.INITIALIZED)(on_initialized)
+    ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(on_did_change_configuration)
+    ls.command(APPLY)(apply_command)
+    ls.command(PREVIEW)(preview_command)
+    return ls
+
+
+def run_lsp(tcp_port: int | None = None) -> None:
+    """Serve over stdio, or on 127.0.0.1:`tcp_port` for debugging."""
+    ls = create_server()
+    if tcp_port is None:
+        ls.start_io()
+    else:
+        ls.start_tcp("127.0.0.1", tcp_port)
