@@ -81,6 +81,7 @@ def synced_document(ls: FastApplyServer, uri: str) -> TextDocument:
 
 async def merge_document(ls: FastApplyServer, document: TextDocument, params: ApplyArgs) -> ApplyResult:
     """Merge `params.snippet` into the document, keeping a CRLF document CRLF throughout."""
+    await ls.wait_configured()
     crlf = uses_crlf(document.source)
     request = ApplyRequest(
         original=to_lf(document.source) if crlf else document.source,

@@ -22,7 +22,10 @@ async def on_initialize(ls: FastApplyServer, params: types.InitializeParams) -> 
 
 async def on_initialized(ls: FastApplyServer, params: types.InitializedParams) -> None:
     """initialized: pull the `fastApply` section with workspace/configuration."""
-    await pull_configuration(ls)
+    try:
+        await pull_configuration(ls)
+    finally:
+        ls.configured.set()
 
 
 async def on_did_change_configuration(

@@ -1,5 +1,6 @@
 """FastApplyServer: the pygls LanguageServer plus the settings and Merger that every feature shares."""
 
+import asyncio
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -23,6 +24,15 @@ class FastApplyServer(LanguageServer):
         super().__init__("fastapply", package_version())
         self.settings = Settings()
         self.merger = Merger(self.settings)
+        # Set once the settings pulled after `initialized` have arrived; commands wait for it.
+        self.configured = asyncio.Event()
+
+    async def wait_configured(self, timeout_s: float = 5.0) -> None:
+        """Wait for the first settings pull; a client that never answers gets the settings known so far."""
+        try:
+            await asyncio.wait_for(self.configured.wait(), timeout_s)
+        except TimeoutError:
+            self.configured.set()
 
     def use_settings(self, values: Any) -> None:
         """Lay `values` over the current settings; a bad value is reported and changes nothing."""

@@ -1,0 +1,294 @@
+"""The language server end to end: a real LSP client (pytest-lsp) drives `python -m lsp` over stdio."""
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from apply_engine.fixtures import load_case
+from lsp.edits import apply_edits
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+ORIGINAL = """def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "bye " + name
+"""
+
+# A whole-file snippet: every engine merges it to itself.
+REWRITE = """def greet(name):
+    return "hello " + name
+
+
+def farewell(name):
+    return "goodbye, " + name + "!"
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "lsp"]))
+async def client(lsp_client: LanguageClient) -> Any:
+    lsp_client.applied_edits = []  # every workspace/applyEdit the server sent
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        lsp_client.applied_edits.append(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def initialize(
+    client: LanguageClient,
+    encodings: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    document_changes: bool = True,
+) -> types.InitializeResult:
+    capabilities = types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=encodings),
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=document_changes),
+        ),
+    )
+    params = types.InitializeParams(capabilities=capabilities, initialization_options=options)
+    return await client.initialize_session(params)
+
+
+def open_document(client: LanguageClient, uri: str, text: str, language_id: str = "python") -> None:
+    item = types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+
+
+async def run(client: LanguageClient, command: str, *arguments: Any) -> Any:
+    params = types.ExecuteCommandParams(command=command, arguments=list(arguments))
+    return await client.workspace_execute_command_async(params)
+
+
+def edits_for(edit: types.WorkspaceEdit, uri: str) -> list[types.TextEdit]:
+    if edit.document_changes is not None:
+        return [
+            e for change in edit.document_changes if change.text_document.uri == uri for e in change.edits
+        ]
+    return list((edit.changes or {}).get(uri, []))
+
+
+async def test_apply_sends_minimal_edits_that_yield_the_merge(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+
+    assert answer["applied"] is True
+    assert (answer["status"], answer["engine"]) == ("ok", "structural")
+    [edit] = client.applied_edits
+    text_edits = edits_for(edit, uri)
+    # Only the changed tail of line 5 is sent: `bye " + name` -> `goodbye, " + name + "!"`.
+    start, end = types.Position(line=5, character=12), types.Position(line=5, character=24)
+    assert text_edits == [
+        types.TextEdit(range=types.Range(start=start, end=end), new_text='goodbye, " + name + "!"')
+    ]
+    assert apply_edits(ORIGINAL, text_edits) == REWRITE
+
+
+async def test_apply_uses_a_versioned_document_edit(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    [change] = client.applied_edits[0].document_changes
+    assert (change.text_document.uri, change.text_document.version) == (uri, 1)
+
+
+async def test_client_without_document_changes_gets_a_changes_map(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await initialize(client, document_changes=False)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    [edit] = client.applied_edits
+    assert edit.document_changes is None
+    assert apply_edits(ORIGINAL, edit.changes[uri]) == REWRITE
+
+
+async def test_apply_merges_into_unsaved_text_not_the_file_on_disk(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await initialize(client)
+    path = tmp_path / "greet.py"
+    path.write_text("print('on disk only')\n")
+    uri = path.as_uri()
+    open_document(client, uri, ORIGINAL)
+    # Incremental sync: rename `name` to `who` on line 0 without saving.
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(
+            start=types.Position(line=0, character=10), end=types.Position(line=0, character=14)
+        ),
+        text="who",
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2), content_changes=[change]
+        )
+    )
+    unsaved = ORIGINAL.replace("def greet(name)", "def greet(who)")
+    snippet = unsaved.replace('"bye "', '"ciao "')
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": snippet})
+
+    assert answer["applied"] is True
+    [edit] = client.applied_edits
+    assert apply_edits(unsaved, edits_for(edit, uri)) == snippet
+    assert edit.document_changes[0].text_document.version == 2
+    assert path.read_text() == "print('on disk only')\n"  # the server never writes files
+
+
+@pytest.mark.parametrize(
+    ("encodings", "negotiated", "column"),
+    [(None, "utf-16", 17), (["utf-8"], "utf-8", 20), (["utf-32", "utf-16"], "utf-32", 16)],
+)
+async def test_positions_use_the_negotiated_encoding(
+    client: LanguageClient, tmp_path: Path, encodings: list[str] | None, negotiated: str, column: int
+) -> None:
+    result = await initialize(client, encodings=encodings)
+    assert result.capabilities.position_encoding == negotiated
+    original = 'label = "café 😀 ok"\nother = 1\n'
+    snippet = 'label = "café 😀 OK"\nother = 1\n'
+    uri = (tmp_path / "label.py").as_uri()
+    open_document(client, uri, original)
+
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": snippet})
+
+    [text_edit] = edits_for(client.applied_edits[0], uri)
+    assert text_edit.range.start == types.Position(line=0, character=column)
+    assert text_edit.new_text == "OK"
+    assert apply_edits(original, [text_edit], negotiated) == snippet
+
+
+async def test_crlf_document_stays_crlf(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    original = ORIGINAL.replace("\n", "\r\n")
+    open_document(client, uri, original)
+
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})  # the snippet has LF endings
+
+    [edit] = client.applied_edits
+    assert apply_edits(original, edits_for(edit, uri)) == REWRITE.replace("\n", "\r\n")
+
+
+async def test_ambiguous_merge_shows_the_reasons_and_sends_no_edit(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await initialize(client)
+    case = load_case(FIXTURES / "py-ambiguous-missing-anchor")
+    uri = (tmp_path / case.path).as_uri()
+    open_document(client, uri, case.original)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": case.snippet})
+
+    assert (answer["applied"], answer["status"]) == (False, "ambiguous")
+    assert answer["reasons"], "an ambiguous answer names its reasons"
+    assert client.applied_edits == []
+    [message] = client.messages
+    assert message.type == types.MessageType.Warning
+    assert "ambiguous" in message.message
+    assert answer["reasons"][0]["message"] in message.message
+
+
+async def test_preview_returns_merge_and_diff_without_editing(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    answer = await run(
+        client, "fastApply.preview", {"uri": uri, "snippet": REWRITE, "instruction": "say goodbye"}
+    )
+
+    assert answer["merged"] == REWRITE
+    assert answer["applied"] is False
+    assert client.applied_edits == []
+    assert answer["diff"].splitlines()[:2] == ["--- a/greet.py", "+++ b/greet.py"]
+    assert '-    return "bye " + name' in answer["diff"].splitlines()
+    assert '+    return "goodbye, " + name + "!"' in answer["diff"].splitlines()
+
+
+async def test_unchanged_merge_applies_nothing(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": ORIGINAL})
+    assert (answer["applied"], answer["edits"]) == (True, 0)
+    assert client.applied_edits == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message_part"),
+    [
+        ([], "takes one argument"),
+        ([{"uri": "file:///x.py"}], "snippet"),
+        ([{"uri": "file:///x.py", "snippet": 3}], "snippet"),
+        ([{"uri": "file:///x.py", "snippet": "x = 1\n", "colour": "red"}], "colour"),
+        (["file:///x.py", "x = 1\n"], "takes one argument"),
+        ([{"uri": "file:///never-opened.py", "snippet": "x = 1\n"}], "not open in the editor"),
+        ([{"uri": "OPEN", "snippet": "   \n"}], "snippet is empty"),
+    ],
+)
+async def test_bad_arguments_are_invalid_params(
+    client: LanguageClient, tmp_path: Path, arguments: list[Any], message_part: str
+) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    arguments = [
+        {**a, "uri": uri} if isinstance(a, dict) and a.get("uri") == "OPEN" else a for a in arguments
+    ]
+
+    with pytest.raises(JsonRpcInvalidParams, match=message_part):
+        await run(client, "fastApply.apply", *arguments)
+
+    assert client.applied_edits == []
+    # The server is still alive and serving.
+    answer = await run(client, "fastApply.preview", {"uri": uri, "snippet": REWRITE})
+    assert answer["status"] == "ok"
+
+
+async def test_bad_setting_is_reported_and_ignored(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client, options={"fastApply": {"engine": "telepathy"}})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert answer["engine"] == "structural"
+    assert any("engine" in m.message and m.type == types.MessageType.Warning for m in client.messages)
+
+
+async def test_workspace_configuration_selects_the_engine(client: LanguageClient, tmp_path: Path) -> None:
+    client.set_configuration({"engine": "model"}, section="fastApply")
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    # engine=model without a model is an input error the engine names, proving the setting arrived.
+    with pytest.raises(JsonRpcInvalidParams, match="no model is configured"):
+        await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+
+
+async def test_unreachable_server_url_is_a_clear_error(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client, options={"serverUrl": "http://127.0.0.1:9"})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    with pytest.raises(
+        Exception, match=r"cannot reach the fastapply server at http://127\.0\.0\.1:9/v1/apply"
+    ):
+        await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert client.applied_edits == []
