@@ -14,11 +14,11 @@ Cell = str | int | float | None
 
 
 def format_cell(value: Cell) -> str:
-    """Floats get two decimals, None a dash, everything else str()."""
+    """Floats of 1 or more get two decimals, smaller ones three significant digits; None is a dash."""
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.3g}"
     return str(value)
 
 
