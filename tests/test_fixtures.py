@@ -25,6 +25,7 @@ MIN_EXACT_RATE = 0.95
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
+LEADING_ELLIPSIS = re.compile(r"^[\[(]?\s*(\.\.\.|…)")  # "...", "[... rest unchanged ...]"
 
 
 @cache
@@ -33,16 +34,18 @@ def merged(name: str) -> MergeResult:
     return merge(case.original, case.snippet, path=case.path)
 
 
+def is_marker(line: str) -> bool:
+    """A comment that mentions elision, or a line that starts with an ellipsis."""
+    body = COMMENT_DELIMITERS.sub("", line).strip()
+    is_comment = COMMENT_DELIMITERS.search(line) is not None
+    return bool(LEADING_ELLIPSIS.match(body)) or (is_comment and bool(MARKER_WORDS.search(body)))
+
+
 def marker_lines(case: FixtureCase) -> set[str]:
-    """Snippet lines that are lazy markers: a comment mentioning elision, absent from the original."""
+    """The snippet's lazy-marker lines that the original does not itself contain."""
     original_lines = {line.strip() for line in case.original.splitlines()}
-    found = set()
-    for line in case.snippet.splitlines():
-        stripped = line.strip()
-        is_comment = COMMENT_DELIMITERS.match(line) is not None
-        if is_comment and MARKER_WORDS.search(stripped) and stripped not in original_lines:
-            found.add(stripped)
-    return found
+    snippet_lines = {line.strip() for line in case.snippet.splitlines()}
+    return {line for line in snippet_lines if is_marker(line) and line not in original_lines}
 
 
 def test_fixture_set_is_large_and_varied() -> None:
@@ -64,6 +67,16 @@ def test_fixture_set_has_real_size_originals_with_origins() -> None:
 def test_expected_differs_from_original(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected != case.original, "a mergeable case must change the file"
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.expected is not None])
+def test_expected_keeps_line_endings_bom_and_final_newline(name: str) -> None:
+    case = BY_NAME[name]
+    assert case.expected is not None
+    assert ("\r\n" in case.expected) == ("\r\n" in case.original)
+    assert case.expected.count("\n") == case.expected.count("\r\n") or "\r\n" not in case.original
+    assert case.expected.startswith("\ufeff") == case.original.startswith("\ufeff")
+    assert case.expected.endswith("\n") == case.original.endswith("\n")
 
 
 @pytest.mark.parametrize("name", [case.name for case in CASES])
@@ -97,10 +110,20 @@ def test_marker_lines_are_recognised() -> None:
         note="",
         path="t.py",
         original="x = 1\n# ... a comment the file really has ...\n",
-        snippet="# ... existing code ...\n# ... a comment the file really has ...\ny = 2\n# keep existing\n",
+        snippet=(
+            "# ... existing code ...\n# ... a comment the file really has ...\ny = 2\n# keep existing\n"
+            "...\n[... rest of README unchanged ...]\n{/* ... */}\n<!-- ... -->\nz = '...'\n"
+        ),
         expected=None,
     )
-    assert marker_lines(case) == {"# ... existing code ...", "# keep existing"}
+    assert marker_lines(case) == {
+        "# ... existing code ...",
+        "# keep existing",
+        "...",
+        "[... rest of README unchanged ...]",
+        "{/* ... */}",
+        "<!-- ... -->",
+    }
 
 
 def test_exact_rate_is_at_least_95_percent() -> None:
