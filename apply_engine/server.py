@@ -1,0 +1,707 @@
+"""The HTTP service: litestar handlers over one Engine, run by uvicorn.
+
+    POST /v1/apply              native: ApplyBody -> ApplyResponse (stream: SSE delta... then result)
+    POST /v1/chat/completions   OpenAI-compatible (<instruction>, <code>, <update> in the user message)
+    POST /v1/code/apply         {initial_code, edit_snippet} -> {mergedCode, usage}
+    GET  /v1/models, /health, /metrics, /schema/openapi.json
+
+Invariants:
+- Every merge runs on a worker thread (a Job), so a large file never blocks the event loop; the job
+  checks a cancel flag between deltas, which a timeout or a vanished streaming client sets.
+- Model requests pass a ModelGate: at most max_concurrency decode at once, at most max_queue wait,
+  the next one is answered 503 with Retry-After.
+- Every error body is an ErrorBody; an unexpected exception is logged and answered with a generic
+  500, and the server keeps serving.
+- With an API key set, every route but /health and the OpenAPI schema requires `Authorization: Bearer`.
+"""
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from litestar import Litestar, MediaType, Request, Response, get, post
+from litestar.connection import ASGIConnection
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
+from litestar.handlers.base import BaseRouteHandler
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.response import Stream
+from litestar.types import Message, Scope
+
+from apply_engine.engine import Engine
+from apply_engine.errors import FastApplyError, GenerationError, InputError
+from apply_engine.http_schemas import (
+    ApplyBody,
+    ApplyResponse,
+    AssistantMessage,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionRequest,
+    ChatMessage,
+    Choice,
+    ChunkChoice,
+    ChunkDelta,
+    CodeApplyBody,
+    CodeApplyResponse,
+    DeltaEvent,
+    ErrorBody,
+    ErrorDetail,
+    Health,
+    ModelCard,
+    ModelList,
+    Usage,
+)
+from apply_engine.metrics import ServiceMetrics
+from apply_engine.schemas import ApplyRequest, ApplyResult
+
+log = logging.getLogger("fastapply.server")
+
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+RETRY_AFTER_S = 1
+ROUTES = ("/v1/apply", "/v1/chat/completions", "/v1/code/apply", "/v1/models", "/health", "/metrics")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    api_key: str | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    max_concurrency: int = 1  # model requests decoded at once
+    max_queue: int = 16  # model requests waiting before 503
+    timeout: float = 120.0  # seconds per request, streaming included
+    workers: int = 4  # threads running merges
+    model_name: str | None = None  # shown by /v1/models and /health
+
+
+class ApiError(Exception):
+    """Raised by handlers and helpers; the exception handler turns it into an ErrorBody response."""
+
+    def __init__(self, status: int, detail: ErrorDetail, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail.message)
+        self.status = status
+        self.detail = detail
+        self.headers = headers or {}
+
+
+def input_error(exc: InputError) -> ApiError:
+    return ApiError(400, ErrorDetail(message=str(exc), type="invalid_request_error", param=exc.field))
+
+
+def ambiguous_error(result: ApplyResult) -> ApiError:
+    detail = ErrorDetail(
+        message="the merge is ambiguous; no file was produced (see reasons)",
+        type="ambiguous_merge",
+        code="ambiguous",
+        reasons=result.reasons,
+    )
+    return ApiError(422, detail)
+
+
+# -- running merges off the event loop ---------------------------------------------------------
+
+
+class Job:
+    """One engine.stream(request) on a worker thread; its items arrive on an asyncio queue.
+
+    The thread stops at the next delta once `cancel()` is called. An exception inside the engine
+    arrives as an item and is raised by `next()`.
+    """
+
+    def __init__(self, engine: Engine, request: ApplyRequest, executor: ThreadPoolExecutor) -> None:
+        loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[str | ApplyResult | BaseException] = asyncio.Queue()
+        self.cancelled = threading.Event()
+        put = self._putter(loop)
+        executor.submit(self._produce, engine, request, put)
+
+    def _putter(self, loop: asyncio.AbstractEventLoop) -> Callable[[Any], None]:
+        def put(item: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed under a shutting-down server
+                loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+        return put
+
+    def _produce(self, engine: Engine, request: ApplyRequest, put: Callable[[Any], None]) -> None:
+        try:
+            with contextlib.closing(engine.stream(request)) as items:
+                for item in items:
+                    if self.cancelled.is_set():
+                        return
+                    put(item)
+        except BaseException as exc:
+            put(exc)
+
+    async def next(self, deadline: float) -> str | ApplyResult:
+        try:
+            item = await asyncio.wait_for(self.queue.get(), max(deadline - time.monotonic(), 0.0))
+        except TimeoutError:
+            self.cancel()
+            raise ApiError(504, ErrorDetail(message="the merge timed out", type="timeout")) from None
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+class ModelGate:
+    """Admission for model requests: `max_concurrency` slots, `max_queue` waiters, then 503."""
+
+    def __init__(self, max_concurrency: int, max_queue: int, metrics: ServiceMetrics) -> None:
+        self.slots = asyncio.Semaphore(max(max_concurrency, 1))
+        self.max_queue = max_queue
+        self.waiting = 0
+        self.metrics = metrics
+
+    async def acquire(self) -> None:
+        if self.slots.locked() and self.waiting >= self.max_queue:
+            detail = ErrorDetail(message="the model queue is full; retry shortly", type="overloaded")
+            raise ApiError(503, detail, {"Retry-After": str(RETRY_AFTER_S)})
+        self.waiting += 1
+        self.metrics.queue_depth.set(value=self.waiting)
+        try:
+            await self.slots.acquire()
+        finally:
+            self.waiting -= 1
+            self.metrics.queue_depth.set(value=self.waiting)
+        self.metrics.in_flight.inc(amount=1)
+
+    def release(self) -> None:
+        self.slots.release()
+        self.metrics.in_flight.inc(amount=-1)
+
+
+class Merge:
+    """One admitted request: `items()` yields str deltas, then the final ok ApplyResult.
+
+    `close()` (idempotent) cancels the job and frees the model slot; `items()` calls it on exit.
+    """
+
+    def __init__(self, service: "Service", request: ApplyRequest, uses_model: bool) -> None:
+        self.service = service
+        self.uses_model = uses_model
+        self.deadline = time.monotonic() + service.settings.timeout
+        self.job = Job(service.engine, request, service.executor)
+        self.first: str | ApplyResult | None = None
+        self.closed = False
+
+    async def start(self) -> None:
+        """Wait for the first item, so an error or an ambiguous merge is reported before any output."""
+        try:
+            self.first = await self.job.next(self.deadline)
+            if isinstance(self.first, ApplyResult):
+                self.service.check(self.first)
+        except BaseException:
+            self.close()
+            raise
+
+    async def items(self) -> AsyncIterator[str | ApplyResult]:
+        try:
+            item = self.first
+            while True:
+                assert item is not None
+                yield item
+                if isinstance(item, ApplyResult):
+                    return
+                item = await self.job.next(self.deadline)
+                if isinstance(item, ApplyResult):
+                    self.service.check(item)
+        finally:
+            self.close()
+
+    async def result(self) -> ApplyResult:
+        async for item in self.items():
+            if isinstance(item, ApplyResult):
+                return item
+        raise AssertionError("engine.stream ended without an ApplyResult")
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.job.cancel()
+            if self.uses_model:
+                self.service.gate.release()
+
+
+class Service:
+    """What the handlers share: the engine, its worker threads, the model gate and the metrics."""
+
+    def __init__(self, engine: Engine, settings: ServerSettings) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.metrics = ServiceMetrics()
+        self.executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="merge")
+        self.gate = ModelGate(settings.max_concurrency, settings.max_queue, self.metrics)
+
+    async def begin(self, request: ApplyRequest, scope: Scope) -> Merge:
+        """1. pick the engine (InputError -> 400)  2. admit (503)  3. start the job  4. first item."""
+        try:
+            engine = self.engine.pick(request)
+        except InputError as exc:
+            raise input_error(exc) from None
+        scope["fastapply_engine"] = engine  # type: ignore[typeddict-unknown-key]
+        if engine == "model":
+            await self.gate.acquire()
+        merge = Merge(self, request, uses_model=engine == "model")
+        await merge.start()
+        return merge
+
+    def check(self, result: ApplyResult) -> None:
+        """Count the result in the metrics; an ambiguous one becomes a 422."""
+        if result.engine == "model":
+            self.metrics.output_tokens.inc("model", amount=result.stats.output_tokens)
+            if result.stats.tau is not None:
+                self.metrics.tau.observe(result.stats.tau)
+        if result.status != "ok" or result.merged is None:
+            raise ambiguous_error(result)
+
+    def model_id(self) -> str:
+        return self.settings.model_name or "fastapply-structural"
+
+
+# -- translation between the dialects and ApplyRequest -----------------------------------------
+
+CODE_OPEN = "<code>"
+UPDATE_CLOSE = "</update>"
+CODE_THEN_UPDATE = re.compile(r"</code>\s*<update>")
+INSTRUCTION = re.compile(r"<instruction>(.*?)</instruction>", re.DOTALL)
+
+
+def strip_one_newline(text: str) -> str:
+    """`<code>\\n...` is a common way to write a tag; the newline belongs to the tag, not the file."""
+    return text[1:] if text.startswith("\n") else text
+
+
+def message_text(message: ChatMessage) -> str:
+    if isinstance(message.content, list):
+        return "".join(part.text or "" for part in message.content if part.type == "text")
+    return message.content or ""
+
+
+def parse_chat(messages: list[ChatMessage]) -> ApplyRequest:
+    """The last user message -> ApplyRequest. `<code>` runs to the last `</code>` that is followed by
+    `<update>`, so a file that itself contains `</code>` survives."""
+    users = [m for m in messages if m.role == "user"]
+    if not users:
+        raise InputError("no user message", field="messages")
+    text = message_text(users[-1])
+    start, end = text.find(CODE_OPEN), text.rfind(UPDATE_CLOSE)
+    splits = list(CODE_THEN_UPDATE.finditer(text, max(start, 0), max(end, 0)))
+    if start < 0 or end < 0 or not splits:
+        raise InputError(
+            "the user message needs <code>original</code> followed by <update>snippet</update>",
+            field="messages",
+        )
+    split = splits[-1]
+    instruction = INSTRUCTION.search(text[:start])
+    return ApplyRequest(
+        original=strip_one_newline(text[start + len(CODE_OPEN) : split.start()]),
+        snippet=strip_one_newline(text[split.end() : end]),
+        instruction=instruction.group(1).strip() if instruction else None,
+    )
+
+
+def code_apply_request(body: CodeApplyBody) -> ApplyRequest:
+    return ApplyRequest(
+        original=either(body.initial_code, body.initialCode, "initial_code"),
+        snippet=either(body.edit_snippet, body.editSnippet, "edit_snippet"),
+        instruction=body.instruction,
+    )
+
+
+def either(snake: str | None, camel: str | None, field: str) -> str:
+    if (snake is None) == (camel is None):
+        camel_name = re.sub(r"_(\w)", lambda m: m.group(1).upper(), field)
+        raise InputError(f"give exactly one of {field} and {camel_name}", field=field)
+    return snake if snake is not None else camel  # type: ignore[return-value]
+
+
+def native_request(body: ApplyBody) -> ApplyRequest:
+    return ApplyRequest(
+        original=body.original,
+        snippet=body.snippet,
+        instruction=body.instruction,
+        language=body.language,
+        path=body.path,
+        engine=body.engine,
+    )
+
+
+def native_response(result: ApplyResult) -> ApplyResponse:
+    assert result.merged is not None
+    return ApplyResponse(
+        merged=result.merged,
+        status=result.status,
+        engine=result.engine,
+        language=result.language,
+        stats=result.stats,
+        reasons=result.reasons,
+    )
+
+
+def usage_of(result: ApplyResult) -> Usage:
+    tokens = result.stats.output_tokens
+    return Usage(completion_tokens=tokens, total_tokens=tokens)
+
+
+def chat_completion(result: ApplyResult, model: str, completion_id: str) -> ChatCompletion:
+    assert result.merged is not None
+    choice = Choice(message=AssistantMessage(content=result.merged))
+    return ChatCompletion(
+        id=completion_id, created=int(time.time()), model=model, choices=[choice], usage=usage_of(result)
+    )
+
+
+# -- server-sent events ------------------------------------------------------------------------
+
+ENCODER = msgspec.json.Encoder()
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n".encode() if event else b""
+    payload = data if isinstance(data, bytes) else ENCODER.encode(data)
+    return head + b"data: " + payload + b"\n\n"
+
+
+def error_detail_of(exc: BaseException) -> ErrorDetail:
+    """The ErrorDetail for an exception raised while a response is already streaming."""
+    if isinstance(exc, ApiError):
+        return exc.detail
+    if isinstance(exc, InputError):
+        return input_error(exc).detail
+    if isinstance(exc, GenerationError):
+        return ErrorDetail(message=str(exc), type="generation_error")
+    log.error("merge failed while streaming", exc_info=exc)
+    return ErrorDetail(message="internal error while merging", type="server_error")
+
+
+async def guarded(events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """Turn an exception after the first byte into a final SSE `error` event."""
+    try:
+        async for event in events:
+            yield event
+    except Exception as exc:
+        yield sse(ErrorBody(error=error_detail_of(exc)), "error")
+
+
+async def native_events(merge: Merge, to_body: Callable[[ApplyResult], Any]) -> AsyncIterator[bytes]:
+    async for item in merge.items():
+        if isinstance(item, str):
+            yield sse(DeltaEvent(text=item), "delta")
+        else:
+            yield sse(to_body(item), "result")
+
+
+async def chat_events(merge: Merge, model: str, include_usage: bool) -> AsyncIterator[bytes]:
+    chunk_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+
+    def chunk(delta: ChunkDelta, finish: bool = False, usage: Usage | None = None) -> bytes:
+        choices = [] if usage else [ChunkChoice(delta=delta, finish_reason="stop" if finish else None)]
+        return sse(
+            ChatCompletionChunk(id=chunk_id, created=created, model=model, choices=choices, usage=usage)
+        )
+
+    yield chunk(ChunkDelta(role="assistant", content=""))
+    async for item in merge.items():
+        if isinstance(item, str):
+            yield chunk(ChunkDelta(content=item))
+        else:
+            yield chunk(ChunkDelta(), finish=True)
+            if include_usage:
+                yield chunk(ChunkDelta(), usage=usage_of(item))
+    yield sse(b"[DONE]")
+
+
+def event_stream(events: AsyncIterator[bytes]) -> Stream:
+    return Stream(guarded(events), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+# -- handlers ----------------------------------------------------------------------------------
+
+ERRORS = {
+    400: ResponseSpec(ErrorBody, description="Bad input; error.param names the field"),
+    401: ResponseSpec(ErrorBody, description="Missing or wrong bearer token"),
+    413: ResponseSpec(ErrorBody, description="Body larger than --max-body"),
+    422: ResponseSpec(ErrorBody, description="Ambiguous merge; error.reasons says why"),
+    503: ResponseSpec(ErrorBody, description="Model queue full; see Retry-After"),
+    504: ResponseSpec(ErrorBody, description="Per-request timeout"),
+}
+
+
+def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+    expected = connection.app.state.service.settings.api_key
+    if expected is None:
+        return
+    given = connection.headers.get("authorization", "")
+    scheme, _, token = given.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), expected.encode()):
+        raise NotAuthorizedException("a valid `Authorization: Bearer <token>` header is required")
+
+
+@post("/v1/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Merge a snippet")
+async def apply_native(data: ApplyBody, state: State, request: Request) -> ApplyResponse | Stream:
+    """original + snippet -> merged file; `stream: true` sends SSE `delta` events then one `result`."""
+    merge = await begin(state, native_request(data), request)
+    if data.stream:
+        return event_stream(native_events(merge, native_response))
+    return native_response(await merge.result())
+
+
+@post(
+    "/v1/chat/completions",
+    status_code=200,
+    guards=[require_token],
+    responses=ERRORS,
+    summary="OpenAI-compatible chat completion",
+)
+async def chat_completions(
+    data: ChatCompletionRequest, state: State, request: Request
+) -> ChatCompletion | Stream:
+    """Any `model` is served by the loaded engine; the answer is the merged file."""
+    merge = await begin(state, parse_chat_or_400(data.messages), request)
+    if data.stream:
+        include_usage = data.stream_options is not None and data.stream_options.include_usage
+        return event_stream(chat_events(merge, data.model, include_usage))
+    return chat_completion(await merge.result(), data.model, f"chatcmpl-{uuid.uuid4().hex}")
+
+
+@post("/v1/code/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Code apply")
+async def code_apply(data: CodeApplyBody, state: State, request: Request) -> CodeApplyResponse | Stream:
+    try:
+        apply_request = code_apply_request(data)
+    except InputError as exc:
+        raise input_error(exc) from None
+    merge = await begin(state, apply_request, request)
+    if data.stream:
+        return event_stream(native_events(merge, code_apply_response))
+    return code_apply_response(await merge.result())
+
+
+def code_apply_response(result: ApplyResult) -> CodeApplyResponse:
+    assert result.merged is not None
+    return CodeApplyResponse(mergedCode=result.merged, usage=usage_of(result))
+
+
+async def begin(state: State, apply_request: ApplyRequest, request: Request) -> Merge:
+    return await state.service.begin(apply_request, request.scope)
+
+
+def parse_chat_or_400(messages: list[ChatMessage]) -> ApplyRequest:
+    try:
+        return parse_chat(messages)
+    except InputError as exc:
+        raise input_error(exc) from None
+
+
+@get("/v1/models", guards=[require_token])
+async def list_models(state: State) -> ModelList:
+    return ModelList(data=[ModelCard(id=state.service.model_id(), created=int(time.time()))])
+
+
+@get("/health")
+async def health(state: State) -> Health:
+    service: Service = state.service
+    engine = "model" if service.engine.model_merger is not None else "structural"
+    return Health(status="ok", engine=engine, model=service.settings.model_name)
+
+
+@get("/metrics", guards=[require_token], media_type=MediaType.TEXT, include_in_schema=False)
+async def metrics(state: State) -> str:
+    return state.service.metrics.render()
+
+
+# -- errors and metrics hooks ------------------------------------------------------------------
+
+
+def error_response(status: int, detail: ErrorDetail, headers: dict[str, str] | None = None) -> Response:
+    return Response(ErrorBody(error=detail), status_code=status, headers=headers)
+
+
+def on_api_error(_: Request, exc: ApiError) -> Response:
+    return error_response(exc.status, exc.detail, exc.headers)
+
+
+MISSING_FIELD = re.compile(r"missing required field `([^`]+)`")
+
+
+def field_path(key: str, message: str) -> str:
+    """litestar names the body `data`; a missing field is named by msgspec's message, not the key."""
+    path = "" if key == "data" else key
+    missing = MISSING_FIELD.search(message)
+    if missing:
+        path = f"{path}.{missing.group(1)}" if path else missing.group(1)
+    return path or "body"
+
+
+def on_validation_error(_: Request, exc: ValidationException) -> Response:
+    """msgspec says what is wrong, litestar where; report the field as `param`."""
+    problems = exc.extra if isinstance(exc.extra, list) else []
+    first = problems[0] if problems and isinstance(problems[0], dict) else {}
+    message = str(first.get("message") or exc.detail)
+    if message == "'data'":  # litestar's KeyError text for an empty body
+        message = "the request body is empty"
+    param = field_path(str(first.get("key") or "data"), message)
+    return error_response(400, ErrorDetail(message=message, type="invalid_request_error", param=param))
+
+
+def on_http_error(request: Request, exc: HTTPException) -> Response:
+    status, message, param = exc.status_code, exc.detail, None
+    headers = dict(exc.headers or {})
+    if status >= 500:
+        log.error("HTTP %s: %s", status, exc.detail)
+        return error_response(status, ErrorDetail(message="internal error", type="server_error"))
+    if status == 400:  # litestar could not decode the body
+        message, param = f"the request body is not valid JSON: {exc.detail}", "body"
+    if status == 413:
+        limit = request.app.state.service.settings.max_body
+        message, param = f"the request body exceeds the {limit}-byte limit", "body"
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    kind = "authentication_error" if status == 401 else "invalid_request_error"
+    return error_response(status, ErrorDetail(message=message, type=kind, param=param), headers)
+
+
+def on_undecodable(_: Request, exc: UnicodeDecodeError) -> Response:
+    message = f"the request body is not valid UTF-8 (byte {exc.start})"
+    return error_response(400, ErrorDetail(message=message, type="invalid_request_error", param="body"))
+
+
+def on_input_error(_: Request, exc: InputError) -> Response:
+    return on_api_error(_, input_error(exc))
+
+
+def on_engine_error(_: Request, exc: FastApplyError) -> Response:
+    return error_response(500, ErrorDetail(message=str(exc), type="generation_error"))
+
+
+def on_unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, ErrorDetail(message="internal error", type="server_error"))
+
+
+def route_of(scope: Scope) -> str:
+    path = scope.get("path", "")
+    return path if path in ROUTES else "other"
+
+
+async def start_clock(scope: Scope) -> None:
+    scope["fastapply_t0"] = time.perf_counter()  # type: ignore[typeddict-unknown-key]
+
+
+def metrics_hook(service: Service) -> Callable[[Message, Scope], Any]:
+    """A before_send hook: note the status, and count the request once its last byte is sent."""
+
+    async def record(message: Message, scope: Scope) -> None:
+        if scope.get("type") != "http":
+            return
+        if message["type"] == "http.response.start":
+            scope["fastapply_status"] = message["status"]  # type: ignore[typeddict-unknown-key]
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            route = route_of(scope)
+            t0 = scope.get("fastapply_t0")
+            if t0 is not None:
+                service.metrics.latency.observe(time.perf_counter() - t0, route)
+            engine = str(scope.get("fastapply_engine", "none"))
+            service.metrics.requests.inc(route, str(scope.get("fastapply_status", 0)), engine)
+
+    return record
+
+
+def clock_middleware(app: Any) -> Any:
+    async def middleware(scope: Scope, receive: Any, send: Any) -> None:
+        await start_clock(scope)
+        await app(scope, receive, send)
+
+    return middleware
+
+
+def create_app(engine: Engine | None = None, settings: ServerSettings | None = None) -> Litestar:
+    settings = settings or ServerSettings()
+    service = Service(engine or Engine(), settings)
+    return Litestar(
+        route_handlers=[apply_native, chat_completions, code_apply, list_models, health, metrics],
+        state=State({"service": service}),
+        request_max_body_size=settings.max_body,
+        middleware=[clock_middleware],
+        before_send=[metrics_hook(service)],
+        on_shutdown=[lambda: service.executor.shutdown(wait=False, cancel_futures=True)],
+        exception_handlers={
+            ApiError: on_api_error,
+            ValidationException: on_validation_error,
+            HTTPException: on_http_error,
+            UnicodeDecodeError: on_undecodable,
+            InputError: on_input_error,
+            FastApplyError: on_engine_error,
+            Exception: on_unexpected,
+        },
+        openapi_config=OpenAPIConfig(title="fastapply", version="0.1.0", path="/schema"),
+        debug=False,
+    )
+
+
+# -- running -----------------------------------------------------------------------------------
+
+
+def curl_example(host: str, port: int, api_key_env: str | None) -> str:
+    auth = f' -H "Authorization: Bearer ${api_key_env}"' if api_key_env else ""
+    body = '{"original": "def f():\\n    return 1\\n", "snippet": "def f():\\n    return 2\\n", "language": "python"}'
+    shown_host = f"[{host}]" if ":" in host else host
+    return (
+        f"curl -s http://{shown_host}:{port}/v1/apply -H 'Content-Type: application/json'{auth} -d '{body}'"
+    )
+
+
+def read_api_key(api_key_env: str | None) -> str | None:
+    if api_key_env is None:
+        return None
+    key = os.environ.get(api_key_env, "")
+    if not key:
+        raise InputError(f"--api-key-env {api_key_env}: that environment variable is empty or unset")
+    return key
+
+
+def run_server(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    model: str | None = None,
+    draft_model: str | None = None,
+    device: str = "auto",
+    dtype: str | None = None,
+    api_key_env: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    max_concurrency: int = 1,
+    max_queue: int = 16,
+    timeout: float = 120.0,
+    workers: int = 4,
+) -> None:
+    """Load the engine (and model) once, print a curl example, serve until interrupted."""
+    import uvicorn
+
+    from apply_engine.config import EngineConfig
+
+    settings = ServerSettings(
+        api_key=read_api_key(api_key_env),
+        max_body=max_body,
+        max_concurrency=max_concurrency,
+        max_queue=max_queue,
+        timeout=timeout,
+        workers=workers,
+        model_name=model,
+    )
+    config = EngineConfig(model=model, draft_model=draft_model, device=device, dtype=dtype)  # type: ignore[arg-type]
+    app = create_app(Engine(config), settings)
+    print(f"fastapply serving on http://{host}:{port} ({'model ' + model if model else 'structural engine'})")
+    print(f"try: {curl_example(host, port, api_key_env)}", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
