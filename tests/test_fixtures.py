@@ -79,6 +79,31 @@ def test_expected_keeps_line_endings_bom_and_final_newline(name: str) -> None:
     assert case.expected.endswith("\n") == case.original.endswith("\n")
 
 
+def syntax_errors(text: str, language: str) -> int:
+    """ERROR and MISSING nodes in the tree-sitter parse of `text`."""
+    from tree_sitter_language_pack import get_parser
+
+    stack, count = [get_parser(language).parse(text.encode()).root_node], 0
+    while stack:
+        node = stack.pop()
+        count += node.is_error or node.is_missing
+        stack.extend(node.children)
+    return count
+
+
+def test_syntax_errors_are_counted() -> None:
+    assert syntax_errors("def f(x):\n    return x\n", "python") == 0
+    assert syntax_errors("def f(x:\n    return x\n", "python") > 0
+    assert syntax_errors("function f() { return 1;\n", "javascript") > 0
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.expected is not None])
+def test_expected_parses_without_syntax_errors(name: str) -> None:
+    case = BY_NAME[name]
+    assert case.expected is not None
+    assert syntax_errors(case.expected, case.language) == 0
+
+
 @pytest.mark.parametrize("name", [case.name for case in CASES])
 def test_structural_merge_is_never_wrong(name: str) -> None:
     case, result = BY_NAME[name], merged(name)
