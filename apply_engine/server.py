@@ -37,6 +37,7 @@ from litestar.exceptions import HTTPException, NotAuthorizedException, Validatio
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import JSONBody
 from litestar.response import Stream
 from litestar.types import Message, Scope
 
@@ -424,8 +425,16 @@ async def chat_events(merge: Merge, model: str, include_usage: bool) -> AsyncIte
     yield sse(b"[DONE]")
 
 
+class EventStream(Stream):
+    """A Stream that keeps text/event-stream even under a handler whose declared media type is JSON."""
+
+    def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["media_type"] = "text/event-stream"
+        return super().to_asgi_response(*args, **kwargs)
+
+
 def event_stream(events: AsyncIterator[bytes]) -> Stream:
-    return Stream(guarded(events), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    return EventStream(guarded(events), headers={"Cache-Control": "no-cache"})
 
 
 # -- handlers ----------------------------------------------------------------------------------
@@ -451,7 +460,7 @@ def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
 
 
 @post("/v1/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Merge a snippet")
-async def apply_native(data: ApplyBody, state: State, request: Request) -> ApplyResponse | Stream:
+async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request) -> ApplyResponse | Stream:
     """original + snippet -> merged file; `stream: true` sends SSE `delta` events then one `result`."""
     merge = await begin(state, native_request(data), request)
     if data.stream:
@@ -467,7 +476,7 @@ async def apply_native(data: ApplyBody, state: State, request: Request) -> Apply
     summary="OpenAI-compatible chat completion",
 )
 async def chat_completions(
-    data: ChatCompletionRequest, state: State, request: Request
+    data: JSONBody[ChatCompletionRequest], state: State, request: Request
 ) -> ChatCompletion | Stream:
     """Any `model` is served by the loaded engine; the answer is the merged file."""
     merge = await begin(state, parse_chat_or_400(data.messages), request)
@@ -478,7 +487,9 @@ async def chat_completions(
 
 
 @post("/v1/code/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Code apply")
-async def code_apply(data: CodeApplyBody, state: State, request: Request) -> CodeApplyResponse | Stream:
+async def code_apply(
+    data: JSONBody[CodeApplyBody], state: State, request: Request
+) -> CodeApplyResponse | Stream:
     try:
         apply_request = code_apply_request(data)
     except InputError as exc:
