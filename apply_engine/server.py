@@ -37,6 +37,7 @@ from litestar.exceptions import HTTPException, NotAuthorizedException, Validatio
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody
 from litestar.response import Stream
 from litestar.types import Message, Scope
@@ -440,13 +441,34 @@ def event_stream(events: AsyncIterator[bytes]) -> Stream:
 # -- handlers ----------------------------------------------------------------------------------
 
 ERRORS = {
-    400: ResponseSpec(ErrorBody, description="Bad input; error.param names the field"),
-    401: ResponseSpec(ErrorBody, description="Missing or wrong bearer token"),
-    413: ResponseSpec(ErrorBody, description="Body larger than --max-body"),
-    422: ResponseSpec(ErrorBody, description="Ambiguous merge; error.reasons says why"),
-    503: ResponseSpec(ErrorBody, description="Model queue full; see Retry-After"),
-    504: ResponseSpec(ErrorBody, description="Per-request timeout"),
+    400: ResponseSpec(
+        ErrorBody, generate_examples=False, description="Bad input; error.param names the field"
+    ),
+    401: ResponseSpec(ErrorBody, generate_examples=False, description="Missing or wrong bearer token"),
+    413: ResponseSpec(ErrorBody, generate_examples=False, description="Body larger than --max-body"),
+    422: ResponseSpec(
+        ErrorBody, generate_examples=False, description="Ambiguous merge; error.reasons says why"
+    ),
+    503: ResponseSpec(ErrorBody, generate_examples=False, description="Model queue full; see Retry-After"),
+    504: ResponseSpec(ErrorBody, generate_examples=False, description="Per-request timeout"),
 }
+
+
+@dataclass
+class StreamingOperation(Operation):
+    """The 200 answer is JSON, or server-sent events when the body says `stream: true`."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse) and ok.content is not None:
+            text = Schema(type=OpenAPIType.STRING)
+            events = Schema(
+                type=OpenAPIType.OBJECT,
+                properties={"event": text, "data": text},
+                required=["data"],
+                description="one server-sent event; `data` is JSON (or `[DONE]` on the chat route)",
+            )
+            ok.content["text/event-stream"] = OpenAPIMediaType(schema=events)
 
 
 def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
@@ -459,8 +481,15 @@ def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
         raise NotAuthorizedException("a valid `Authorization: Bearer <token>` header is required")
 
 
-@post("/v1/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Merge a snippet")
-async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request) -> ApplyResponse | Stream:
+@post(
+    "/v1/apply",
+    status_code=200,
+    guards=[require_token],
+    responses=ERRORS,
+    operation_class=StreamingOperation,
+    summary="Merge a snippet",
+)
+async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request) -> ApplyResponse:
     """original + snippet -> merged file; `stream: true` sends SSE `delta` events then one `result`."""
     merge = await begin(state, native_request(data), request)
     if data.stream:
@@ -473,11 +502,12 @@ async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request
     status_code=200,
     guards=[require_token],
     responses=ERRORS,
+    operation_class=StreamingOperation,
     summary="OpenAI-compatible chat completion",
 )
 async def chat_completions(
     data: JSONBody[ChatCompletionRequest], state: State, request: Request
-) -> ChatCompletion | Stream:
+) -> ChatCompletion:
     """Any `model` is served by the loaded engine; the answer is the merged file."""
     merge = await begin(state, parse_chat_or_400(data.messages), request)
     if data.stream:
@@ -486,10 +516,15 @@ async def chat_completions(
     return chat_completion(await merge.result(), data.model, f"chatcmpl-{uuid.uuid4().hex}")
 
 
-@post("/v1/code/apply", status_code=200, guards=[require_token], responses=ERRORS, summary="Code apply")
-async def code_apply(
-    data: JSONBody[CodeApplyBody], state: State, request: Request
-) -> CodeApplyResponse | Stream:
+@post(
+    "/v1/code/apply",
+    status_code=200,
+    guards=[require_token],
+    responses=ERRORS,
+    operation_class=StreamingOperation,
+    summary="Code apply",
+)
+async def code_apply(data: JSONBody[CodeApplyBody], state: State, request: Request) -> CodeApplyResponse:
     try:
         apply_request = code_apply_request(data)
     except InputError as exc:
