@@ -15,6 +15,8 @@ import msgspec
 from apply_engine.config import EngineConfig
 from apply_engine.engine import Engine
 from apply_engine.errors import FastApplyError, InputError
+from apply_engine.http_schemas import ErrorBody, ErrorDetail
+from apply_engine.languages import detect_language
 from apply_engine.schemas import ApplyRequest, ApplyResult
 from lsp.settings import Settings
 
@@ -60,20 +62,36 @@ class Merger:
 
 
 async def post_apply(server_url: str, request: ApplyRequest) -> ApplyResult:
-    """Call `POST {server_url}/v1/apply`; a 422 carrying a result is an ambiguous merge, not an error."""
+    """Call `POST {server_url}/v1/apply`; its 422 "ambiguous_merge" is an ambiguous result, not an error."""
     url = server_url.rstrip("/") + "/v1/apply"
-    body = msgspec.to_builtins(request)
     try:
         async with httpx.AsyncClient(timeout=REMOTE_TIMEOUT_S) as client:
-            response = await client.post(url, json=body)
+            response = await client.post(url, json=msgspec.to_builtins(request))
     except httpx.HTTPError as error:
-        raise FastApplyError(f"cannot reach the fastapply server at {url}: {error}") from error
-    if response.status_code in (200, 422):
-        try:
-            return msgspec.json.decode(response.content, type=ApplyResult)
-        except msgspec.DecodeError:
-            pass
-    detail = response.text.strip()[:500] or response.reason_phrase
-    if 400 <= response.status_code < 500:
-        raise InputError(f"the fastapply server at {url} rejected the request: {detail}")
-    raise FastApplyError(f"the fastapply server at {url} answered {response.status_code}: {detail}")
+        raise FastApplyError(
+            f"cannot reach the fastapply server at {url}: {type(error).__name__}: {error}"
+        ) from error
+    if response.status_code == 200:
+        return msgspec.json.decode(response.content, type=ApplyResult)
+    error = error_detail(response)
+    if response.status_code == 422 and error is not None and error.type == "ambiguous_merge":
+        return ApplyResult(
+            merged=None,
+            status="ambiguous",
+            # The 422 body does not say which engine ran; only an explicit "model" request is known.
+            engine="model" if request.engine == "model" else "structural",
+            language=detect_language(request.original, language=request.language, path=request.path),
+            reasons=error.reasons,
+        )
+    message = error.message if error is not None else (response.text.strip()[:300] or response.reason_phrase)
+    if response.status_code == 400:
+        raise InputError(message, field=error.param if error is not None else None)
+    raise FastApplyError(f"the fastapply server at {url} answered {response.status_code}: {message}")
+
+
+def error_detail(response: httpx.Response) -> ErrorDetail | None:
+    """The server's error body ({"error": {...}}), or None when the answer is not one."""
+    try:
+        return msgspec.json.decode(response.content, type=ErrorBody).error
+    except msgspec.DecodeError:
+        return None

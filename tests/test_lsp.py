@@ -1,9 +1,14 @@
 """The language server end to end: a real LSP client (pytest-lsp) drives `python -m lsp` over stdio."""
 
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -292,3 +297,58 @@ async def test_unreachable_server_url_is_a_clear_error(client: LanguageClient, t
     ):
         await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
     assert client.applied_edits == []
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[str]:
+    """A real `fastapply serve` (structural engine) on a free loopback port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).parent / "fastapply"), "serve", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            if process.poll() is not None:
+                pytest.fail(
+                    f"fastapply serve exited: {process.stderr.read().decode() if process.stderr else ''}"
+                )
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_server_url_sends_the_merge_to_fastapply_serve(
+    client: LanguageClient, tmp_path: Path, http_server: str
+) -> None:
+    await initialize(client, options={"fastApply": {"serverUrl": http_server}})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+
+    assert (answer["applied"], answer["status"]) == (True, "ok")
+    assert apply_edits(ORIGINAL, edits_for(client.applied_edits[0], uri)) == REWRITE
+
+
+async def test_server_url_ambiguous_answer_shows_reasons(
+    client: LanguageClient, tmp_path: Path, http_server: str
+) -> None:
+    await initialize(client, options={"serverUrl": http_server})
+    case = load_case(FIXTURES / "py-ambiguous-missing-anchor")
+    uri = (tmp_path / case.path).as_uri()
+    open_document(client, uri, case.original)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": case.snippet})
+
+    assert (answer["applied"], answer["status"]) == (False, "ambiguous")
+    assert answer["reasons"]
+    assert client.applied_edits == []
+    assert answer["reasons"][0]["message"] in client.messages[0].message
