@@ -1,5 +1,6 @@
 """The language server end to end: a real LSP client (pytest-lsp) drives `python -m lsp` over stdio."""
 
+import json
 import socket
 import subprocess
 import sys
@@ -352,3 +353,71 @@ async def test_server_url_ambiguous_answer_shows_reasons(
     assert answer["reasons"]
     assert client.applied_edits == []
     assert answer["reasons"][0]["message"] in client.messages[0].message
+
+
+async def test_merges_that_may_use_a_model_report_work_done_progress(
+    client: LanguageClient, tmp_path: Path, http_server: str
+) -> None:
+    await initialize(client, options={"fastApply": {"serverUrl": http_server, "engine": "auto"}})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+
+    [reports] = client.progress_reports.values()
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert reports[0].title == "Fast Apply"
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+async def test_structural_merges_report_no_progress(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert client.progress_reports == {}
+
+
+def lsp_frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def read_frame(stream: socket.socket) -> dict[str, Any]:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += stream.recv(1)
+    header, _ = data.split(b"\r\n\r\n")
+    length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+    body = b""
+    while len(body) < length:
+        body += stream.recv(length - len(body))
+    return json.loads(body)
+
+
+def test_tcp_mode_serves_the_same_protocol() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).parent / "fastapply"), "lsp", "--tcp", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("fastapply lsp --tcp never listened")
+        with connection:
+            initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+            connection.sendall(lsp_frame(initialize))
+            answer = read_frame(connection)
+        assert answer["id"] == 1
+        commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
+        assert sorted(commands) == ["fastApply.apply", "fastApply.preview"]
+        assert answer["result"]["capabilities"]["textDocumentSync"]["change"] == 2  # incremental
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
