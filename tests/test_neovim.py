@@ -26,7 +26,9 @@ local job = vim.json.decode(table.concat(vim.fn.readfile(vim.env.FASTAPPLY_JOB),
 vim.opt.runtimepath:prepend(job.plugin)
 vim.cmd('runtime plugin/fastapply.lua')
 local capabilities = job.capabilities ~= vim.NIL and job.capabilities or nil
-require('fastapply').setup({ cmd = job.cmd, capabilities = capabilities })
+if not job.lazy then
+  require('fastapply').setup({ cmd = job.cmd, capabilities = capabilities })
+end
 """
 
 DRIVER = """
@@ -38,13 +40,13 @@ local function finish(extra)
   local text = table.concat(lines, '\\n') .. (vim.bo.eol and '\\n' or '')
   local out = vim.tbl_extend('force', {
     text = text, result = vim.b.fastapply_result, messages = messages,
-    windows = #vim.api.nvim_list_wins(), filetype = vim.bo.filetype,
+    windows = #vim.api.nvim_list_wins(), filetype = vim.bo.filetype, fileformat = vim.bo.fileformat,
     preview = (#vim.api.nvim_list_wins() > 1) and text or vim.NIL,
   }, extra or {})
   vim.fn.writefile({ vim.json.encode(out) }, job.out)
   vim.cmd('qa!')
 end
-local ok = vim.wait(20000, function()
+local ok = job.lazy or vim.wait(20000, function()
   local client = vim.lsp.get_clients({ bufnr = 0, name = 'fastapply' })[1]
   return client ~= nil and client.initialized
 end, 20)
@@ -58,12 +60,15 @@ vim.cmd(job.command)
 vim.wait(20000, function() return vim.b[source].fastapply_result ~= nil or #messages > 0 end, 20)
 vim.wait(200)  -- the preview split opens in the same callback; give the UI one more turn
 local result = vim.b[source].fastapply_result
-local encoding = vim.lsp.get_clients({ bufnr = source, name = 'fastapply' })[1].offset_encoding
+local clients = vim.lsp.get_clients({ bufnr = source, name = 'fastapply' })
+local encoding = clients[1] and clients[1].offset_encoding
 local preview = vim.api.nvim_get_current_buf() ~= source and table.concat(
   vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n') or vim.NIL
 local preview_filetype = vim.bo.filetype
 vim.api.nvim_set_current_buf(source)
-finish({ result = result, preview = preview, preview_filetype = preview_filetype, encoding = encoding })
+finish({
+  result = result, preview = preview, preview_filetype = preview_filetype, encoding = encoding, clients = #clients,
+})
 """
 
 ORIGINAL = """def greet(name):
@@ -129,6 +134,13 @@ def test_fastapply_with_utf16_positions_handles_astral_characters(tmp_path: Path
     assert out["text"] == snippet
 
 
+def test_fastapply_keeps_a_dos_buffer_dos(tmp_path: Path) -> None:
+    out = run_nvim(tmp_path, "FastApply a", REWRITE, original=ORIGINAL.replace("\n", "\r\n"))
+    assert out["result"]["applied"] is True
+    assert out["fileformat"] == "dos"
+    assert out["text"] == REWRITE  # buffer lines (Neovim keeps the CRs in 'fileformat', not in lines)
+
+
 def test_fastapply_merges_unsaved_buffer_changes(tmp_path: Path) -> None:
     unsaved = ORIGINAL.replace('"hello "', '"hi "')
     snippet = unsaved.replace('"bye "', '"see you, "')
@@ -142,6 +154,14 @@ def test_fastapply_without_a_register_uses_the_unnamed_one_when_no_clipboard(tmp
     out = run_nvim(tmp_path, "FastApply", REWRITE, register='"')
     assert out["result"]["applied"] is True
     assert out["text"] == REWRITE
+
+
+def test_fastapply_starts_the_server_on_first_use_without_setup(tmp_path: Path) -> None:
+    # No setup() call: the command registers the default `fastapply lsp` (found on PATH) and starts it.
+    out = run_nvim(tmp_path, "FastApply a", REWRITE, lazy=True)
+    assert out["result"]["applied"] is True
+    assert out["text"] == REWRITE
+    assert out["clients"] == 1
 
 
 def test_ambiguous_merge_leaves_the_buffer_unchanged(tmp_path: Path) -> None:
