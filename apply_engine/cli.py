@@ -287,7 +287,10 @@ def bench_serve(
     """Drive a running server with N concurrent clients: throughput, p50/p99, errors."""
     from apply_engine.bench.serve import main as bench_main
 
-    bench_main(url=url, clients=clients, seconds=seconds, fixtures=fixtures, json_out=json_out)
+    try:
+        bench_main(url=url, clients=clients, seconds=seconds, fixtures=fixtures, json_out=json_out)
+    except FastApplyError as exc:
+        fail(str(exc))
 
 
 @bench_app.command("batch")
