@@ -1,7 +1,8 @@
 """`fastapply bench serve`: N concurrent clients drive a running server's POST /v1/apply for T seconds.
 
-The clients are asyncio tasks sharing one httpx.AsyncClient (a pool of N connections), so the load
-generator stays light on a machine it shares with the server. Requests are fixture cases whose
+The clients are asyncio tasks, each with one keep-alive HTTP/1.1 connection spoken directly over
+asyncio streams: the load generator shares the machine with the server, and a full HTTP client
+library costs several times the server's own CPU per request. Requests are fixture cases whose
 original is 200-450 lines (or, without any, a generated 300-line Python file with a marker snippet).
 
 Every answer is classified:  ok (200, the expected file)  wrong (200, another file)
@@ -92,31 +93,72 @@ def workload(fixtures: Path) -> list[Work]:
     return fixture_work(fixtures) or [generated_work()]
 
 
-def classify(response: httpx.Response, expected: str | None) -> str:
-    if response.status_code == 422:
+class Answer(msgspec.Struct):
+    status: int
+    body: bytes
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection that POSTs JSON and reads Content-Length answers."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: bytes) -> Answer:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        assert self.reader is not None
+        status_line, _, headers = (await self.reader.readuntil(b"\r\n\r\n")).partition(b"\r\n")
+        length = content_length(headers)
+        return Answer(int(status_line.split()[1]), await self.reader.readexactly(length))
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def content_length(headers: bytes) -> int:
+    for line in headers.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    raise ValueError("answer without Content-Length")
+
+
+def classify(answer: Answer, expected: str | None) -> str:
+    if answer.status == 422:
         return "ambiguous"
-    if response.status_code != 200:
-        return f"error_{response.status_code}"
-    merged = msgspec.json.decode(response.content, type=ApplyResponse).merged
+    if answer.status != 200:
+        return f"error_{answer.status}"
+    merged = msgspec.json.decode(answer.body, type=ApplyResponse).merged
     return "ok" if expected is None or merged == expected else "wrong"
 
 
-async def drive(
-    client: httpx.AsyncClient, work: list[Work], first: int, stop_at: float, tally: Tally
-) -> None:
+async def drive(url: httpx.URL, work: list[Work], first: int, stop_at: float, tally: Tally) -> None:
     """One client: send the workload round-robin (starting at `first`) until `stop_at`."""
-    headers = {"content-type": "application/json"}
+    connection = Connection(url.host, url.port or 80)
     i = first
-    while time.perf_counter() < stop_at:
-        item = work[i % len(work)]
-        i += 1
-        start = time.perf_counter()
-        try:
-            response = await client.post("/v1/apply", content=item.body, headers=headers)
-            outcome = classify(response, item.expected)
-        except httpx.HTTPError as exc:
-            outcome = f"error_{type(exc).__name__}"
-        tally.add(outcome, (time.perf_counter() - start) * 1000)
+    try:
+        while time.perf_counter() < stop_at:
+            item = work[i % len(work)]
+            i += 1
+            start = time.perf_counter()
+            try:
+                outcome = classify(await connection.post("/v1/apply", item.body), item.expected)
+            except (OSError, ValueError, asyncio.IncompleteReadError) as exc:
+                connection.close()
+                outcome = f"error_{type(exc).__name__}"
+            tally.add(outcome, (time.perf_counter() - start) * 1000)
+    finally:
+        connection.close()
 
 
 def percentile(sorted_ms: list[float], q: float) -> float | None:
@@ -149,34 +191,36 @@ def summarize(url: str, clients: int, elapsed: float, work: list[Work], tally: T
     )
 
 
-async def check_server(client: httpx.AsyncClient, url: str) -> None:
+def check_server(url: str) -> httpx.URL:
     try:
-        response = await client.get("/health")
+        response = httpx.get(f"{url}/health", timeout=CLIENT_TIMEOUT_S)
     except httpx.HTTPError as exc:
         raise InputError(f"no fastapply server at {url}: {exc}", field="url") from None
     if response.status_code != 200:
         raise InputError(f"{url}/health answered {response.status_code}", field="url")
+    return response.url
 
 
-async def run(url: str, clients: int, seconds: float, work: list[Work]) -> Summary:
-    """1. check /health  2. one warm-up pass over the workload  3. N clients for `seconds`."""
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=CLIENT_TIMEOUT_S) as client:
-        await check_server(client, url)
-        await drive(client, work, 0, time.perf_counter() + 0.5, Tally())
-        tally = Tally()
-        start = time.perf_counter()
-        stop_at = start + seconds
-        await asyncio.gather(*(drive(client, work, i, stop_at, tally) for i in range(clients)))
-        elapsed = time.perf_counter() - start
-    return summarize(url, clients, elapsed, work, tally)
+async def run(url: httpx.URL, clients: int, seconds: float, work: list[Work]) -> tuple[float, Tally]:
+    """1. one warm-up pass over the workload  2. N clients for `seconds`."""
+    await drive(url, work, 0, time.perf_counter() + 0.5, Tally())
+    tally = Tally()
+    start = time.perf_counter()
+    stop_at = start + seconds
+    await asyncio.gather(*(drive(url, work, i, stop_at, tally) for i in range(clients)))
+    return time.perf_counter() - start, tally
 
 
 def main(url: str, clients: int, seconds: float, fixtures: Path, json_out: Path | None) -> Summary:
     if clients < 1 or seconds <= 0:
         raise InputError("--clients must be >= 1 and --seconds > 0")
+    url = url.rstrip("/")
+    if not url.startswith("http://"):
+        raise InputError(f"--url {url}: bench serve speaks plain http:// only", field="url")
+    health_url = check_server(url)
     work = workload(Path(fixtures))
-    summary = asyncio.run(run(url.rstrip("/"), clients, seconds, work))
+    elapsed, tally = asyncio.run(run(health_url, clients, seconds, work))
+    summary = summarize(url, clients, elapsed, work, tally)
     print_table(
         f"bench serve: {clients} clients, {summary.seconds:.1f} s, {len(work)} request kinds, {url}",
         ["figure", "value"],
