@@ -135,6 +135,8 @@ class Job:
         return put
 
     def _produce(self, engine: Engine, request: ApplyRequest, put: Callable[[Any], None]) -> None:
+        if self.cancelled.is_set():  # timed out while waiting for a worker thread
+            return
         try:
             with contextlib.closing(engine.stream(request)) as items:
                 for item in items:

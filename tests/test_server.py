@@ -236,6 +236,14 @@ class SlowModelEngine(Engine):
             self.stopped.set()
 
 
+class FailingMidStreamEngine(Engine):
+    """Yields one delta, then fails."""
+
+    def stream(self, request: ApplyRequest) -> Iterator[str | ApplyResult]:
+        yield "first line\n"
+        raise RuntimeError("secret internal detail")
+
+
 class BlockingEngine(Engine):
     """Blocks inside the merge until released."""
 
@@ -257,6 +265,18 @@ def test_an_engine_crash_fails_that_request_alone() -> None:
     error = error_of(crashed).error
     assert error.type == "server_error" and "secret" not in crashed.text
     assert after.status_code == 200 and after.json()["merged"] == "b"
+
+
+def test_a_failure_after_the_first_delta_ends_the_stream_with_an_error_event() -> None:
+    with serve_app(create_app(FailingMidStreamEngine())) as base:
+        body = {"original": "a", "snippet": "b", "stream": True}
+        with httpx.stream("POST", f"{base}/v1/apply", json=body) as response:
+            events = sse_events(response.iter_lines())
+        after = httpx.get(f"{base}/health")
+    assert [event for event, _ in events] == ["delta", "error"]
+    assert msgspec.json.decode(events[1][1], type=ErrorBody).error.type == "server_error"
+    assert b"secret" not in events[1][1]
+    assert after.status_code == 200
 
 
 def test_a_slow_merge_times_out_with_504_and_is_cancelled() -> None:
