@@ -7,7 +7,6 @@ with window/showMessage and changes nothing; bad arguments are an InvalidParams 
 
 import difflib
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -90,7 +89,7 @@ async def merge_document(ls: FastApplyServer, document: TextDocument, params: Ap
         path=document.path,
     )
     try:
-        result = await with_progress(ls, document, ls.merger.merge, request)
+        result = await with_progress(ls, document, request)
     except InputError as error:
         raise JsonRpcInvalidParams(str(error)) from error
     except FastApplyError as error:
@@ -100,35 +99,47 @@ async def merge_document(ls: FastApplyServer, document: TextDocument, params: Ap
     return result
 
 
-async def with_progress(
-    ls: FastApplyServer,
-    document: TextDocument,
-    merge: Callable[[ApplyRequest, Callable[[str], None] | None], Awaitable[ApplyResult]],
-    request: ApplyRequest,
-) -> ApplyResult:
-    """Run a merge, wrapped in $/progress (work-done progress) when it may run a model."""
+async def with_progress(ls: FastApplyServer, document: TextDocument, request: ApplyRequest) -> ApplyResult:
+    """Run the merge, wrapped in $/progress (work-done progress) when it may run a model."""
     window = ls.client_capabilities.window
     if not ls.settings.uses_model or window is None or not window.work_done_progress:
-        return await merge(request, None)
-    token = str(uuid.uuid4())
-    await ls.work_done_progress.create_async(token)
-    name = document.filename or document.uri
-    ls.work_done_progress.begin(
-        token, types.WorkDoneProgressBegin(title="Fast Apply", message=f"merging {name}")
-    )
-    merged_chars = [0, 0]  # total merged so far, total at the last report
-
-    def on_delta(delta: str) -> None:
-        merged_chars[0] += len(delta)
-        if merged_chars[0] - merged_chars[1] >= PROGRESS_EVERY_CHARS:
-            merged_chars[1] = merged_chars[0]
-            report = types.WorkDoneProgressReport(message=f"{merged_chars[0]} characters merged")
-            ls.work_done_progress.report(token, report)
-
+        return await ls.merger.merge(request)
+    progress = MergeProgress(ls, expected_chars=len(request.original))
+    await progress.begin(document.filename or document.uri)
     try:
-        return await merge(request, on_delta)
+        return await ls.merger.merge(request, progress.on_delta)
     finally:
-        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        progress.end()
+
+
+class MergeProgress:
+    """One merge's work-done progress; the percentage assumes the merged file is about the original's size."""
+
+    def __init__(self, ls: FastApplyServer, expected_chars: int) -> None:
+        self.ls = ls
+        self.token = str(uuid.uuid4())
+        self.expected_chars = max(expected_chars, 1)
+        self.merged_chars = 0
+        self.reported_chars = 0
+
+    async def begin(self, name: str) -> None:
+        await self.ls.work_done_progress.create_async(self.token)
+        begin = types.WorkDoneProgressBegin(title="Fast Apply", message=f"merging {name}", percentage=0)
+        self.ls.work_done_progress.begin(self.token, begin)
+
+    def on_delta(self, delta: str) -> None:
+        self.merged_chars += len(delta)
+        if self.merged_chars - self.reported_chars < PROGRESS_EVERY_CHARS:
+            return
+        self.reported_chars = self.merged_chars
+        percentage = min(99, self.merged_chars * 100 // self.expected_chars)
+        report = types.WorkDoneProgressReport(
+            message=f"{self.merged_chars} characters", percentage=percentage
+        )
+        self.ls.work_done_progress.report(self.token, report)
+
+    def end(self) -> None:
+        self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="done"))
 
 
 def edit_params(

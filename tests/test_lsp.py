@@ -16,8 +16,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from apply_engine.errors import InputError
 from apply_engine.fixtures import load_case
 from lsp.edits import apply_edits
+from lsp.settings import Settings, updated
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -421,3 +423,19 @@ def test_tcp_mode_serves_the_same_protocol() -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_settings_layer_nested_or_flat_and_null_keeps_the_value_below() -> None:
+    base = updated(Settings(), {"fastApply": {"engine": "structural", "serverUrl": "http://127.0.0.1:8000"}})
+    assert (base.engine, base.server_url) == ("structural", "http://127.0.0.1:8000")
+    layered = updated(base, {"engine": "model", "model": "smollm2-135m", "serverUrl": None, "colour": "red"})
+    assert (layered.engine, layered.model, layered.server_url) == (
+        "model",
+        "smollm2-135m",
+        "http://127.0.0.1:8000",
+    )
+
+
+def test_settings_reject_a_bad_value_naming_it() -> None:
+    with pytest.raises(InputError, match=r"device"):
+        updated(Settings(), {"device": "tpu"})
