@@ -79,12 +79,17 @@ def synced_document(ls: FastApplyServer, uri: str) -> TextDocument:
 
 
 async def merge_document(ls: FastApplyServer, document: TextDocument, params: ApplyArgs) -> ApplyResult:
-    """Merge `params.snippet` into the document, keeping a CRLF document CRLF throughout."""
+    """Merge `params.snippet` into the document in the document's line endings.
+
+    A CRLF-only or LF-only document keeps its endings whatever the snippet uses (a clipboard may
+    bring CRLF); a document that mixes them is passed through as it is.
+    """
     await ls.wait_configured()
     crlf = uses_crlf(document.source)
+    uniform = crlf or "\r" not in document.source
     request = ApplyRequest(
         original=to_lf(document.source) if crlf else document.source,
-        snippet=to_lf(params.snippet) if crlf else params.snippet,
+        snippet=to_lf(params.snippet) if uniform else params.snippet,
         instruction=params.instruction,
         path=document.path,
     )

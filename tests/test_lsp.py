@@ -196,6 +196,17 @@ async def test_crlf_document_stays_crlf(client: LanguageClient, tmp_path: Path) 
     assert apply_edits(original, edits_for(edit, uri)) == REWRITE.replace("\n", "\r\n")
 
 
+async def test_crlf_snippet_into_an_lf_document_stays_lf(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE.replace("\n", "\r\n")})
+
+    [edit] = client.applied_edits
+    assert apply_edits(ORIGINAL, edits_for(edit, uri)) == REWRITE
+
+
 async def test_ambiguous_merge_shows_the_reasons_and_sends_no_edit(
     client: LanguageClient, tmp_path: Path
 ) -> None:
