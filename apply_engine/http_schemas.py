@@ -6,13 +6,17 @@ Three dialects of one operation (original + snippet -> merged file):
   code      POST /v1/code/apply        CodeApplyBody -> CodeApplyResponse
 Every error, on every route, is an ErrorBody (the OpenAI error shape, so hosted-API clients parse it).
 Unknown fields are ignored: clients of hosted services send options this server has no use for.
+The functions at the end translate each dialect to the engine's ApplyRequest and its ApplyResult back.
 """
 
+import re
+import time
 from typing import Literal
 
 import msgspec
 
-from apply_engine.schemas import EngineName, Reason, Stats, Status
+from apply_engine.errors import InputError
+from apply_engine.schemas import ApplyRequest, ApplyResult, EngineName, Reason, Stats, Status
 
 # -- native ------------------------------------------------------------------------------------
 
@@ -171,3 +175,101 @@ class Health(msgspec.Struct, kw_only=True):
     status: Literal["ok"]
     engine: Literal["structural", "model"]
     model: str | None
+
+
+# -- translation between the dialects and ApplyRequest -----------------------------------------
+
+CODE_OPEN = "<code>"
+UPDATE_CLOSE = "</update>"
+CODE_THEN_UPDATE = re.compile(r"</code>\s*<update>")
+INSTRUCTION = re.compile(r"<instruction>(.*?)</instruction>", re.DOTALL)
+
+
+def strip_one_newline(text: str) -> str:
+    """`<code>\\n...` is a common way to write a tag; the newline belongs to the tag, not the file."""
+    return text[1:] if text.startswith("\n") else text
+
+
+def message_text(message: ChatMessage) -> str:
+    if isinstance(message.content, list):
+        return "".join(part.text or "" for part in message.content if part.type == "text")
+    return message.content or ""
+
+
+def parse_chat(messages: list[ChatMessage]) -> ApplyRequest:
+    """The last user message -> ApplyRequest. `<code>` runs to the last `</code>` that is followed by
+    `<update>`, so a file that itself contains `</code>` survives."""
+    users = [m for m in messages if m.role == "user"]
+    if not users:
+        raise InputError("no user message", field="messages")
+    text = message_text(users[-1])
+    start, end = text.find(CODE_OPEN), text.rfind(UPDATE_CLOSE)
+    splits = list(CODE_THEN_UPDATE.finditer(text, max(start, 0), max(end, 0)))
+    if start < 0 or end < 0 or not splits:
+        raise InputError(
+            "the user message needs <code>original</code> followed by <update>snippet</update>",
+            field="messages",
+        )
+    split = splits[-1]
+    instruction = INSTRUCTION.search(text[:start])
+    return ApplyRequest(
+        original=strip_one_newline(text[start + len(CODE_OPEN) : split.start()]),
+        snippet=strip_one_newline(text[split.end() : end]),
+        instruction=instruction.group(1).strip() if instruction else None,
+    )
+
+
+def code_apply_request(body: CodeApplyBody) -> ApplyRequest:
+    return ApplyRequest(
+        original=either(body.initial_code, body.initialCode, "initial_code"),
+        snippet=either(body.edit_snippet, body.editSnippet, "edit_snippet"),
+        instruction=body.instruction,
+    )
+
+
+def either(snake: str | None, camel: str | None, field: str) -> str:
+    if (snake is None) == (camel is None):
+        camel_name = re.sub(r"_(\w)", lambda m: m.group(1).upper(), field)
+        raise InputError(f"give exactly one of {field} and {camel_name}", field=field)
+    return snake if snake is not None else camel  # type: ignore[return-value]
+
+
+def native_request(body: ApplyBody) -> ApplyRequest:
+    return ApplyRequest(
+        original=body.original,
+        snippet=body.snippet,
+        instruction=body.instruction,
+        language=body.language,
+        path=body.path,
+        engine=body.engine,
+    )
+
+
+def native_response(result: ApplyResult) -> ApplyResponse:
+    assert result.merged is not None
+    return ApplyResponse(
+        merged=result.merged,
+        status=result.status,
+        engine=result.engine,
+        language=result.language,
+        stats=result.stats,
+        reasons=result.reasons,
+    )
+
+
+def usage_of(result: ApplyResult) -> Usage:
+    tokens = result.stats.output_tokens
+    return Usage(completion_tokens=tokens, total_tokens=tokens)
+
+
+def chat_completion(result: ApplyResult, model: str, completion_id: str) -> ChatCompletion:
+    assert result.merged is not None
+    choice = Choice(message=AssistantMessage(content=result.merged))
+    return ChatCompletion(
+        id=completion_id, created=int(time.time()), model=model, choices=[choice], usage=usage_of(result)
+    )
+
+
+def code_apply_response(result: ApplyResult) -> CodeApplyResponse:
+    assert result.merged is not None
+    return CodeApplyResponse(mergedCode=result.merged, usage=usage_of(result))

@@ -19,9 +19,9 @@ import pytest
 
 from apply_engine.engine import Engine
 from apply_engine.fixtures import load_cases
-from apply_engine.http_schemas import ApplyResponse, ErrorBody
+from apply_engine.http_schemas import ApplyResponse, ErrorBody, parse_chat
 from apply_engine.schemas import ApplyRequest, ApplyResult
-from apply_engine.server import ServerSettings, create_app, parse_chat
+from apply_engine.server import ServerSettings, create_app
 from tests.helpers_server import serve_app, serve_cli
 
 ORIGINAL = "def greet(name):\n    return 'hi ' + name\n"
