@@ -6,7 +6,9 @@ incremental; the position encoding is negotiated by pygls (UTF-16 unless the cli
 or UTF-32). The commands themselves are in lsp/apply.py.
 """
 
-from typing import Any
+import os
+import sys
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 
@@ -56,10 +58,22 @@ def create_server() -> FastApplyServer:
     return ls
 
 
+def protocol_stdout() -> BinaryIO:
+    """A private handle on stdout for JSON-RPC; everything else written to stdout goes to stderr.
+
+    A library that prints (a model loader's progress bar, a stray print) would otherwise corrupt
+    the protocol stream, so file descriptor 1 itself is pointed at stderr.
+    """
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    return protocol_out
+
+
 def run_lsp(tcp_port: int | None = None) -> None:
     """Serve over stdio, or on 127.0.0.1:`tcp_port` for debugging."""
     ls = create_server()
     if tcp_port is None:
-        ls.start_io()
+        ls.start_io(sys.stdin.buffer, protocol_stdout())
     else:
         ls.start_tcp("127.0.0.1", tcp_port)
