@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import httpx
 import msgspec
@@ -35,7 +35,7 @@ def url() -> Iterator[str]:
         yield base
 
 
-def sse_events(lines: Iterator[str]) -> list[tuple[str, bytes]]:
+def sse_events(lines: Iterable[str]) -> list[tuple[str, bytes]]:
     """Parse `event:`/`data:` pairs from an SSE body."""
     events, event = [], "message"
     for line in lines:
@@ -157,6 +157,18 @@ def test_code_apply_takes_either_spelling(url: str) -> None:
     )
     assert snake.json()["mergedCode"] == camel.json()["mergedCode"] == REWRITE
     assert both.status_code == 400 and error_of(both).error.param == "initial_code"
+
+
+async def test_code_apply_streams_deltas_then_the_merged_code(url: str) -> None:
+    body = {"initialCode": ORIGINAL, "editSnippet": REWRITE, "stream": True}
+    async with (
+        httpx.AsyncClient(base_url=url) as client,
+        client.stream("POST", "/v1/code/apply", json=body) as response,
+    ):
+        events = sse_events([line async for line in response.aiter_lines()])
+    deltas = "".join(msgspec.json.decode(data)["text"] for event, data in events if event == "delta")
+    assert events[-1][0] == "result"
+    assert deltas == msgspec.json.decode(events[-1][1])["mergedCode"] == REWRITE
 
 
 def test_chat_prompt_tags_are_read_verbatim() -> None:
