@@ -1,18 +1,165 @@
-"""Language detection (placeholder until the structural merge lands: extension table only)."""
+"""Language detection, tree-sitter parsers and comment syntaxes.
 
+`detect_language(text, language, path)` returns a canonical name from SUPPORTED_LANGUAGES: the
+explicit option wins (aliases normalised), else the file extension, else content sniffing, else
+"text" (line- and indentation-based merging only).
+"""
+
+import re
+import threading
 from pathlib import Path
+
+from tree_sitter import Parser, Tree
 
 from apply_engine.errors import InputError
 
-EXTENSIONS = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust", ".java": "java"}
-SUPPORTED_LANGUAGES = frozenset(EXTENSIONS.values()) | {"text"}
+# canonical name -> tree-sitter-language-pack grammar (None: no grammar, indentation only)
+GRAMMARS: dict[str, str | None] = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "tsx": "tsx",
+    "go": "go",
+    "rust": "rust",
+    "java": "java",
+    "c": "c",
+    "cpp": "cpp",
+    "csharp": "csharp",
+    "ruby": "ruby",
+    "php": "php",
+    "kotlin": "kotlin",
+    "swift": "swift",
+    "bash": "bash",
+    "css": "css",
+    "html": "html",
+    "json": "json",
+    "yaml": "yaml",
+    "toml": "toml",
+    "markdown": "markdown",
+    "text": None,
+}
+SUPPORTED_LANGUAGES = frozenset(GRAMMARS)
+
+ALIASES = {
+    "py": "python",
+    "python3": "python",
+    "js": "javascript",
+    "jsx": "javascript",
+    "node": "javascript",
+    "ts": "typescript",
+    "golang": "go",
+    "rs": "rust",
+    "c++": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "cs": "csharp",
+    "c#": "csharp",
+    "rb": "ruby",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "yml": "yaml",
+    "md": "markdown",
+    "htm": "html",
+    "plaintext": "text",
+    "txt": "text",
+}
+
+EXTENSIONS = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascript", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".cs": "csharp", ".rb": "ruby",
+    ".php": "php", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".sh": "bash", ".bash": "bash",
+    ".zsh": "bash", ".css": "css", ".html": "html", ".htm": "html", ".json": "json", ".yaml": "yaml",
+    ".yml": "yaml", ".toml": "toml", ".md": "markdown", ".markdown": "markdown",
+}  # fmt: skip
+
+# line-comment prefixes; every language except these few also has /* */ block comments
+LINE_COMMENTS: dict[str, tuple[str, ...]] = {
+    "python": ("#",), "ruby": ("#",), "bash": ("#",), "yaml": ("#",), "toml": ("#",),
+    "php": ("//", "#"), "css": (), "html": (), "markdown": (), "json": ("//",), "text": ("#", "//", "--", ";"),
+}  # fmt: skip
+DEFAULT_LINE_COMMENTS = ("//",)
+NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "yaml", "toml", "html", "markdown"})
+
+SNIFFERS: list[tuple[str, re.Pattern[str]]] = [
+    ("php", re.compile(r"^<\?php", re.M)),
+    ("html", re.compile(r"^\s*(<!DOCTYPE html|<html)", re.I)),
+    ("bash", re.compile(r"^#!.*\b(ba|z)?sh\b")),
+    ("python", re.compile(r"^#!.*python|^(def|class) \w+.*:\s*$|^from [\w.]+ import ", re.M)),
+    ("go", re.compile(r"^package \w+\s*$", re.M)),
+    ("rust", re.compile(r"^\s*(pub )?fn \w+|^use \w+(::\w+)+;", re.M)),
+    ("java", re.compile(r"^\s*(public )?(final )?class \w+.*\{|^import java\.", re.M)),
+    ("csharp", re.compile(r"^using System|^namespace [\w.]+", re.M)),
+    ("cpp", re.compile(r"^#include <(iostream|vector|string|memory)>|std::", re.M)),
+    ("c", re.compile(r"^#include [<\"]", re.M)),
+    ("typescript", re.compile(r"^(export )?(interface|type) \w+|: (string|number|boolean)\b", re.M)),
+    ("javascript", re.compile(r"^(const|let|var) \w+ = |^(export )?function \w+\(|require\(", re.M)),
+    ("json", re.compile(r"^\s*[\[{]\s*$|^\s*\{\s*\"", re.S)),
+    ("markdown", re.compile(r"^#{1,6} \S", re.M)),
+    ("yaml", re.compile(r"^[\w-]+:( |$)", re.M)),
+]
+
+_local = threading.local()
+
+
+def canonical_language(language: str) -> str:
+    """The canonical name for an explicit language or alias; InputError if unknown."""
+    name = language.strip().lower()
+    name = ALIASES.get(name, name)
+    if name not in SUPPORTED_LANGUAGES:
+        known = ", ".join(sorted(SUPPORTED_LANGUAGES))
+        raise InputError(f"unknown language {language!r}; supported: {known}", field="language")
+    return name
 
 
 def detect_language(text: str, language: str | None = None, path: str | None = None) -> str:
-    if language is not None:
-        if language not in SUPPORTED_LANGUAGES:
-            raise InputError(f"unknown language {language!r}", field="language")
-        return language
-    if path is not None:
-        return EXTENSIONS.get(Path(path).suffix.lower(), "text")
+    if language:
+        return canonical_language(language)
+    if path:
+        by_extension = EXTENSIONS.get(Path(path).suffix.lower())
+        if by_extension:
+            return by_extension
+    return sniff_language(text)
+
+
+def sniff_language(text: str) -> str:
+    head = text[:4000]
+    for name, pattern in SNIFFERS:
+        if pattern.search(head):
+            return name
     return "text"
+
+
+def line_comment_prefixes(language: str) -> tuple[str, ...]:
+    return LINE_COMMENTS.get(language, DEFAULT_LINE_COMMENTS)
+
+
+def has_block_comments(language: str) -> bool:
+    return language not in NO_BLOCK_COMMENTS
+
+
+def get_parser(language: str) -> Parser | None:
+    """This thread's parser for `language` (tree-sitter parsers are not thread-safe)."""
+    grammar = GRAMMARS.get(language)
+    if grammar is None:
+        return None
+    parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
+    if grammar not in parsers:
+        from tree_sitter_language_pack import get_parser as pack_parser
+
+        parsers[grammar] = pack_parser(grammar)  # type: ignore[arg-type]
+    return parsers[grammar]
+
+
+def parse(text: str, language: str) -> Tree | None:
+    parser = get_parser(language)
+    return None if parser is None else parser.parse(text.encode("utf-8"))
+
+
+def has_parse_errors(text: str, language: str) -> bool:
+    tree = parse(text, language)
+    return tree is not None and tree.root_node.has_error

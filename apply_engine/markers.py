@@ -1,0 +1,67 @@
+"""Lazy-marker detection: is this snippet line an elision such as `// ... existing code ...`?
+
+A pure function of one line and the language's comment syntax. A marker is either
+
+  - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
+  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis, or
+    contains an ellipsis or is short, and names elided code ("existing code", "rest of the file",
+    "unchanged", "same as before", "keep existing", "remaining methods", "other functions", ...).
+
+Whether a marker-shaped line that the original contains verbatim is content is decided by the
+aligner, which knows the original.
+"""
+
+import re
+
+ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
+BARE_ELLIPSIS = re.compile(rf"^[\[({{<]?\s*{ELLIPSIS}\s*[\])}}>]?[;,]?$")
+ONLY_ELLIPSIS = re.compile(rf"^{ELLIPSIS}$")
+HAS_ELLIPSIS = re.compile(ELLIPSIS)
+CODE_NOUNS = (
+    r"code|file|class|classes|function|functions|method|methods|module|implementation|body|component"
+    r"|components|imports?|fields?|properties|props|members|tests?|cases|rules|styles|keys|items|entries"
+    r"|config|configuration|content|contents|sections?|lines|logic|statements|declarations|definitions"
+    r"|handlers|routes|helpers|exports|elements|markup|dependencies|settings|values|steps|jobs|tasks"
+)
+PHRASE = re.compile(
+    rf"\b((existing|remaining|original|other|previous|more) ({CODE_NOUNS})|rest of|unchanged|"
+    rf"same as (before|above|original)|as before|keep(ing)? (the )?(existing|rest|original)|omitted|elided|"
+    rf"no changes?|not shown)\b",
+    re.IGNORECASE,
+)
+WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc)\b", re.I)
+SHORT_COMMENT_WORDS = 9
+BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
+HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
+
+
+def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
+    """The text inside a whole-line comment, or None when the line is not only a comment."""
+    text = line.strip()
+    for pattern in (BLOCK_COMMENT, HTML_COMMENT):
+        if pattern is BLOCK_COMMENT and not block_comments and not text.startswith("{"):
+            continue
+        found = pattern.match(text)
+        if found:
+            return found.group("body").strip(" *-")
+    for prefix in sorted(line_comments, key=len, reverse=True):
+        if text.startswith(prefix):
+            return text[len(prefix) :].lstrip(prefix[0]).strip()
+    return None
+
+
+def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
+    """True when `line` stands for elided original code."""
+    text = line.strip()
+    if not text:
+        return False
+    if BARE_ELLIPSIS.match(text):
+        return True
+    body = comment_body(text, line_comments, block_comments)
+    if body is None:
+        return False
+    if ONLY_ELLIPSIS.match(body) or (not body and HAS_ELLIPSIS.search(text)):
+        return True
+    if HAS_ELLIPSIS.search(body):
+        return bool(WEAK_PHRASE.search(body) or PHRASE.search(body))
+    return len(body.split()) <= SHORT_COMMENT_WORDS and bool(PHRASE.search(body))
