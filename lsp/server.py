@@ -34,8 +34,12 @@ async def on_did_change_configuration(
     ls: FastApplyServer, params: types.DidChangeConfigurationParams
 ) -> None:
     """workspace/didChangeConfiguration: re-read the settings (pushed ones first, then pulled)."""
-    ls.use_settings(params.settings)
-    await pull_configuration(ls)
+    ls.configured.clear()
+    try:
+        ls.use_settings(params.settings)
+        await pull_configuration(ls)
+    finally:
+        ls.configured.set()
 
 
 async def pull_configuration(ls: FastApplyServer) -> None:

@@ -302,6 +302,21 @@ async def test_workspace_configuration_selects_the_engine(client: LanguageClient
         await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
 
 
+async def test_changed_configuration_applies_to_the_next_command(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await initialize(client)
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    assert (await run(client, "fastApply.preview", {"uri": uri, "snippet": REWRITE}))["status"] == "ok"
+
+    client.set_configuration({"engine": "model"}, section="fastApply")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+    with pytest.raises(JsonRpcInvalidParams, match="no model is configured"):
+        await run(client, "fastApply.preview", {"uri": uri, "snippet": REWRITE})
+
+
 async def test_unreachable_server_url_is_a_clear_error(client: LanguageClient, tmp_path: Path) -> None:
     await initialize(client, options={"serverUrl": "http://127.0.0.1:9"})
     uri = (tmp_path / "greet.py").as_uri()
