@@ -34,7 +34,8 @@ class Merger:
     ) -> ApplyResult:
         """Merge `request`; `on_delta` sees merged-text pieces as a local model decides them."""
         if self.settings.server_url is not None:
-            return await post_apply(self.settings.server_url, request)
+            remote = msgspec.structs.replace(request, engine=self.settings.engine)
+            return await post_apply(self.settings.server_url, remote)
         loop = asyncio.get_running_loop()
 
         def forward(delta: str) -> None:

@@ -383,6 +383,18 @@ async def test_server_url_ambiguous_answer_shows_reasons(
     assert answer["reasons"][0]["message"] in client.messages[0].message
 
 
+async def test_server_url_gets_the_engine_setting_and_its_400_is_invalid_params(
+    client: LanguageClient, tmp_path: Path, http_server: str
+) -> None:
+    # The server runs without a model, so an explicit engine=model is bad input there.
+    await initialize(client, options={"serverUrl": http_server, "engine": "model"})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    with pytest.raises(JsonRpcInvalidParams, match="model"):
+        await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert client.applied_edits == []
+
+
 async def test_merges_that_may_use_a_model_report_work_done_progress(
     client: LanguageClient, tmp_path: Path, http_server: str
 ) -> None:
