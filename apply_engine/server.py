@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar, MediaType, Request, Response, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
@@ -105,6 +106,10 @@ def input_error(exc: InputError) -> ApiError:
     return ApiError(400, ErrorDetail(message=str(exc), type="invalid_request_error", param=exc.field))
 
 
+def timeout_error() -> ApiError:
+    return ApiError(504, ErrorDetail(message="the merge timed out", type="timeout"))
+
+
 def ambiguous_error(result: ApplyResult) -> ApiError:
     detail = ErrorDetail(
         message="the merge is ambiguous; no file was produced (see reasons)",
@@ -156,7 +161,7 @@ class Job:
             item = await asyncio.wait_for(self.queue.get(), max(deadline - time.monotonic(), 0.0))
         except TimeoutError:
             self.cancel()
-            raise ApiError(504, ErrorDetail(message="the merge timed out", type="timeout")) from None
+            raise timeout_error() from None
         if isinstance(item, BaseException):
             raise item
         return item
@@ -198,10 +203,10 @@ class Merge:
     `close()` (idempotent) cancels the job and frees the model slot; `items()` calls it on exit.
     """
 
-    def __init__(self, service: "Service", request: ApplyRequest, uses_model: bool) -> None:
+    def __init__(self, service: "Service", request: ApplyRequest, uses_model: bool, deadline: float) -> None:
         self.service = service
         self.uses_model = uses_model
-        self.deadline = time.monotonic() + service.settings.timeout
+        self.deadline = deadline  # time.monotonic() by which the last item must have arrived
         self.job = Job(service.engine, request, service.executor)
         self.first: str | ApplyResult | None = None
         self.closed = False
@@ -255,15 +260,20 @@ class Service:
         self.gate = ModelGate(settings.max_concurrency, settings.max_queue, self.metrics)
 
     async def begin(self, request: ApplyRequest, scope: Scope) -> Merge:
-        """1. pick the engine (InputError -> 400)  2. admit (503)  3. start the job  4. first item."""
+        """1. pick the engine (InputError -> 400)  2. admit (503; waiting counts against the timeout)
+        3. start the job  4. wait for its first item."""
+        deadline = time.monotonic() + self.settings.timeout
         try:
             engine = self.engine.pick(request)
         except InputError as exc:
             raise input_error(exc) from None
         scope["fastapply_engine"] = engine  # type: ignore[typeddict-unknown-key]
         if engine == "model":
-            await self.gate.acquire()
-        merge = Merge(self, request, uses_model=engine == "model")
+            try:
+                await asyncio.wait_for(self.gate.acquire(), self.settings.timeout)
+            except TimeoutError:
+                raise timeout_error() from None
+        merge = Merge(self, request, uses_model=engine == "model", deadline=deadline)
         await merge.start()
         return merge
 
@@ -348,8 +358,11 @@ class EventStream(Stream):
         return super().to_asgi_response(*args, **kwargs)
 
 
-def event_stream(events: AsyncIterator[bytes]) -> Stream:
-    return EventStream(guarded(events), headers={"Cache-Control": "no-cache"})
+def event_stream(events: AsyncIterator[bytes], merge: Merge) -> Stream:
+    """`merge.close` also runs as the response's background task: it frees the model slot even if
+    the client vanished before the first event was sent (and the generator never started)."""
+    headers = {"Cache-Control": "no-cache"}
+    return EventStream(guarded(events), headers=headers, background=BackgroundTask(merge.close))
 
 
 # -- handlers ----------------------------------------------------------------------------------
@@ -407,7 +420,7 @@ async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request
     """original + snippet -> merged file; `stream: true` sends SSE `delta` events then one `result`."""
     merge = await begin(state, native_request(data), request)
     if data.stream:
-        return event_stream(native_events(merge, native_response))
+        return event_stream(native_events(merge, native_response), merge)
     return native_response(await merge.result())
 
 
@@ -426,7 +439,7 @@ async def chat_completions(
     merge = await begin(state, parse_chat_or_400(data.messages), request)
     if data.stream:
         include_usage = data.stream_options is not None and data.stream_options.include_usage
-        return event_stream(chat_events(merge, data.model, include_usage))
+        return event_stream(chat_events(merge, data.model, include_usage), merge)
     return chat_completion(await merge.result(), data.model, f"chatcmpl-{uuid.uuid4().hex}")
 
 
@@ -445,7 +458,7 @@ async def code_apply(data: JSONBody[CodeApplyBody], state: State, request: Reque
         raise input_error(exc) from None
     merge = await begin(state, apply_request, request)
     if data.stream:
-        return event_stream(native_events(merge, code_apply_response))
+        return event_stream(native_events(merge, code_apply_response), merge)
     return code_apply_response(await merge.result())
 
 

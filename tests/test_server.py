@@ -195,6 +195,22 @@ def test_metrics_count_requests_by_route_status_and_engine(url: str) -> None:
     assert "# TYPE fastapply_queue_depth gauge" in text
 
 
+def test_metrics_histogram_is_cumulative_and_counts_every_request() -> None:
+    with serve_app(create_app()) as base:
+        for snippet in ("b", " ", "c"):
+            httpx.post(f"{base}/v1/apply", json={"original": "a", "snippet": snippet})
+        lines = httpx.get(f"{base}/metrics").text.splitlines()
+    prefix = 'fastapply_request_duration_seconds_bucket{route="/v1/apply",'
+    buckets = [int(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(prefix)]
+    count = next(
+        line
+        for line in lines
+        if line.startswith('fastapply_request_duration_seconds_count{route="/v1/apply"}')
+    )
+    assert buckets == sorted(buckets) and buckets[-1] == 3
+    assert count.endswith(" 3")
+
+
 # -- auth --------------------------------------------------------------------------------------
 
 
