@@ -222,9 +222,13 @@ def main(url: str, clients: int, seconds: float, fixtures: Path, json_out: Path 
     elapsed, tally = asyncio.run(run(health_url, clients, seconds, work))
     summary = summarize(url, clients, elapsed, work, tally)
     print_table(
-        f"bench serve: {clients} clients, {summary.seconds:.1f} s, {len(work)} request kinds, {url}",
+        "bench serve",
         ["figure", "value"],
         [
+            ["server", url],
+            ["clients", clients],
+            ["seconds", summary.seconds],
+            ["request kinds", len(work)],
             ["requests", summary.requests],
             ["throughput (req/s)", summary.throughput_rps],
             ["p50 latency (ms)", summary.p50_ms],
