@@ -1,29 +1,97 @@
-"""Atomic file writes: temp file in the same directory, fsync, rename; the file mode is kept."""
+"""File I/O that never leaves a partial file: atomic writes, stale temp cleanup, text decoding.
+
+Invariants:
+  - `atomic_write` writes a temp file in the target's directory (named `.NAME.*.fastapply-tmp`), fsyncs
+    it, gives it the old file's mode (or the umask default for a new file), renames it over the target
+    and fsyncs the directory. A reader, or a crash at any instant, sees the whole old or the whole new file.
+  - A temp file left by a killed run is never content: `remove_stale_temps` deletes them.
+  - `decode_text` / `encode_text` round-trip a UTF-8 file byte for byte: the BOM and CRLF line endings
+    are taken off for merging and put back on writing.
+"""
 
 import os
 import tempfile
 from pathlib import Path
 
+import msgspec
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8, written byte-exact) so a reader sees all old or all new."""
-    path = Path(path)
-    data = text.encode("utf-8")
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fastapply-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+TEMP_SUFFIX = ".fastapply-tmp"
+BOM = "\ufeff"
+
+
+class TextFile(msgspec.Struct, frozen=True):
+    """A decoded file: `text` has LF line endings when `crlf`, and no BOM."""
+
+    text: str
+    bom: bool = False
+    crlf: bool = False
+
+
+def default_mode() -> int:
+    """The mode a plain `open(path, "w")` would give a new file under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def fsync_dir(directory: Path) -> None:
+    dir_fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace `path` with `text` (UTF-8, written byte-exact) so a reader sees all old or all new."""
+    atomic_write_bytes(Path(path), text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    mode = path.stat().st_mode & 0o7777 if path.exists() else default_mode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def remove_stale_temps(directory: Path) -> list[Path]:
+    """Delete temp files a killed run left in `directory`; returns what was removed."""
+    removed = []
+    for tmp in directory.glob(f".*{TEMP_SUFFIX}"):
+        if tmp.is_file() and not tmp.is_symlink():
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+    return removed
+
+
+def decode_text(data: bytes) -> TextFile:
+    """UTF-8 bytes -> TextFile; ValueError (with the reason) for binary or non-UTF-8 data."""
+    if b"\x00" in data:
+        raise ValueError("binary file (contains NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (invalid byte at offset {exc.start})") from None
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return TextFile(text=text, bom=bom, crlf=crlf)
+
+
+def encode_text(text: str, like: TextFile) -> bytes:
+    """`text` (LF endings when `like.crlf`) encoded with `like`'s BOM and line endings."""
+    if like.crlf:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return ((BOM if like.bom else "") + text).encode("utf-8")
