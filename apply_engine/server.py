@@ -92,6 +92,11 @@ class ServerSettings:
     model_name: str | None = None  # shown by /v1/models and /health
 
 
+class EngineFailure(Exception):
+    """An unexpected exception inside a merge, kept apart from the same types raised while parsing
+    the request (a RecursionError or UnicodeDecodeError there is the client's fault, here it is ours)."""
+
+
 class ApiError(Exception):
     """Raised by handlers and helpers; the exception handler turns it into an ErrorBody response."""
 
@@ -162,8 +167,10 @@ class Job:
         except TimeoutError:
             self.cancel()
             raise timeout_error() from None
-        if isinstance(item, BaseException):
+        if isinstance(item, FastApplyError | asyncio.CancelledError):
             raise item
+        if isinstance(item, BaseException):
+            raise EngineFailure(f"{type(item).__name__} inside the merge") from item
         return item
 
     def cancel(self) -> None:
@@ -546,6 +553,11 @@ def on_undecodable(_: Request, exc: UnicodeDecodeError) -> Response:
     return error_response(400, ErrorDetail(message=message, type="invalid_request_error", param="body"))
 
 
+def on_too_deep(_: Request, exc: RecursionError) -> Response:
+    message = "the request body is nested too deeply"
+    return error_response(400, ErrorDetail(message=message, type="invalid_request_error", param="body"))
+
+
 def on_input_error(_: Request, exc: InputError) -> Response:
     return on_api_error(_, input_error(exc))
 
@@ -610,6 +622,7 @@ def create_app(engine: Engine | None = None, settings: ServerSettings | None = N
             ValidationException: on_validation_error,
             HTTPException: on_http_error,
             UnicodeDecodeError: on_undecodable,
+            RecursionError: on_too_deep,
             InputError: on_input_error,
             FastApplyError: on_engine_error,
             Exception: on_unexpected,

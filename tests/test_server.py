@@ -121,6 +121,7 @@ BAD_BODIES = [
     (b'{"original": "a", "snippet": ', "body", "JSON"),
     (b"", "body", "empty"),
     (b"[1, 2]", "body", "object"),
+    (b"[" * 100_000 + b"]" * 100_000, "body", "nested too deeply"),
     (b'{"original": 1, "snippet": "b"}', "original", "str"),
     (b'{"snippet": "b"}', "original", "missing"),
     (b'{"original": "a", "snippet": "  \\n"}', "snippet", "empty"),
