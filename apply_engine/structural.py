@@ -1,11 +1,253 @@
-"""Structural merge (placeholder: whole-file rewrites only; everything else is ambiguous)."""
+"""Structural merge: original + lazy snippet -> merged file, or "ambiguous" with reasons.
 
-from apply_engine.schemas import InsertSpan, MergeResult, Reason
+    merge(original, snippet, language, path) -> MergeResult
+
+Steps: split both inputs into lines (CRLF, BOM and the final newline are remembered), find the
+snippet's markers, outline both by indentation, align the outlines into a line plan
+(apply_engine.align), render the plan as spans over the raw inputs, then check the result: no
+marker text in it and no parse errors the original did not have. Never a wrong "ok": when any
+step is unsure the result is "ambiguous".
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from apply_engine.align import Aligner, Copy, Insert, Op, Side, signature_key
+from apply_engine.indent import DEFAULT_UNIT, Reindent, column, indent_unit
+from apply_engine.languages import (
+    detect_language,
+    has_block_comments,
+    has_parse_errors,
+    line_comment_prefixes,
+)
+from apply_engine.markers import is_marker
+from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
+from apply_engine.structural_outline import Item, markdown_columns, outline
+
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A text as lines without line endings; offsets[i] is where line i starts in `raw`."""
+
+    raw: str
+    lines: list[str]
+    offsets: list[int]
+    bom: bool
+    eol: str
+    final_newline: bool
+
+    @classmethod
+    def read(cls, raw: str) -> "Source":
+        bom = raw.startswith(BOM)
+        body = raw[1:] if bom else raw
+        final_newline = body.endswith("\n")
+        pieces = body.split("\n")
+        if final_newline:
+            pieces.pop()
+        offsets = [1 if bom else 0]
+        for piece in pieces:
+            offsets.append(min(offsets[-1] + len(piece) + 1, len(raw)))
+        lines = [piece.removesuffix("\r") for piece in pieces]
+        eol = "\r\n" if pieces and pieces[0].endswith("\r") and (final_newline or len(pieces) > 1) else "\n"
+        return cls(raw, lines, offsets, bom, eol, final_newline)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines) + ("\n" if self.final_newline else "")
+
+
+def ambiguous(language: str, code: str, message: str) -> MergeResult:
+    return MergeResult(merged=None, status="ambiguous", language=language, reasons=[Reason(code, message)])
 
 
 def merge(original: str, snippet: str, language: str | None = None, path: str | None = None) -> MergeResult:
-    if "..." in snippet or "…" in snippet:
-        return MergeResult(merged=None, status="ambiguous", language=language or "text",
-                           reasons=[Reason("not_implemented", "lazy markers are not supported yet")])
-    return MergeResult(merged=snippet, status="ok", language=language or "text",
-                       plan=[InsertSpan(0, len(snippet))])
+    language = detect_language(original, language=language, path=path)
+    source, edit = Source.read(original), Source.read(snippet)
+    if not snippet.strip():
+        return ambiguous(language, "empty_snippet", "the snippet is empty")
+    markers = find_markers(edit.lines, source.lines, language)
+    if not source.lines or not "".join(source.lines).strip():
+        if markers:
+            return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
+        return finish(language, source, edit, [Insert(0, len(edit.lines), identity())], markers)
+    ops, reasons = plan_lines(source, edit, markers, language)
+    if ops is None:
+        return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
+    return finish(language, source, edit, ops, markers)
+
+
+def identity() -> Reindent:
+    return Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
+
+
+def find_markers(snippet_lines: list[str], original_lines: list[str], language: str) -> set[int]:
+    """Snippet lines that stand for elided code; a marker-shaped line the original has is content."""
+    comments, block = line_comment_prefixes(language), has_block_comments(language)
+    candidates = {k for k, line in enumerate(snippet_lines) if is_marker(line, comments, block)}
+    if not candidates:
+        return candidates
+    present = {line.strip() for line in original_lines}
+    return {k for k in candidates if snippet_lines[k].strip() not in present}
+
+
+def columns_of(lines: list[str], language: str) -> list[int]:
+    columns = [column(line) for line in lines]
+    return markdown_columns(lines, columns) if language == "markdown" else columns
+
+
+def plan_lines(
+    source: Source, edit: Source, markers: set[int], language: str
+) -> tuple[list[Op] | None, list[Reason]]:
+    """1. outline both sides; 2. align at the top level; 3. else inside the one container that
+    holds the snippet's anchors (a method given without its class)."""
+    o_tree = outline(source.lines, columns_of(source.lines, language), set())
+    s_tree = outline(edit.lines, columns_of(edit.lines, language), markers)
+    original_unit = indent_unit(source.lines)
+    snippet_unit = indent_unit(edit.lines) or original_unit or DEFAULT_UNIT
+    aligner = Aligner(Side(source.lines), Side(edit.lines), (snippet_unit, original_unit or snippet_unit))
+    ops = aligner.level(o_tree, s_tree, identity(), top=True)
+    if ops is not None:
+        return [*ops, Copy(o_tree[-1].end, len(source.lines))], []
+    if aligner.reasons:
+        return None, aligner.reasons
+    container = find_container(o_tree, s_tree, aligner)
+    if container is None:
+        return None, aligner.reasons or [no_anchor_reason(s_tree)]
+    ops = aligner.level(container.children, s_tree, identity(), top=True)
+    if ops is None:
+        return None, aligner.reasons or [no_anchor_reason(s_tree)]
+    head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, len(source.lines))
+    return [head, *ops, tail], []
+
+
+def no_anchor_reason(s_tree: list[Item]) -> Reason:
+    if all(item.marker for item in s_tree):
+        return Reason("marker_without_neighbours", "the snippet has markers but no code to anchor them")
+    return Reason("unmatched_anchor", "no part of the snippet matches the original")
+
+
+def find_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner) -> Item | None:
+    """The one original item whose children match most of the snippet's top-level items."""
+    wanted_texts = {aligner.snippet.text(item) for item in s_tree if not item.marker}
+    wanted_keys = {aligner.snippet.key(item) for item in s_tree if not item.marker}
+    best: list[Item] = []
+    best_score = 0
+    stack = list(o_tree)
+    while stack:
+        item = stack.pop()
+        if not item.children:
+            continue
+        stack.extend(item.children)
+        score = sum(
+            aligner.original.text(child) in wanted_texts
+            or signature_key(source_line(aligner, child)) in wanted_keys
+            for child in item.children
+        )
+        if score > best_score:
+            best, best_score = [item], score
+        elif score == best_score and score:
+            best.append(item)
+    if len(best) > 1:
+        aligner.fail("several_candidates", f"{len(best)} places in the original match the snippet")
+    return best[0] if len(best) == 1 else None
+
+
+def source_line(aligner: Aligner, item: Item) -> str:
+    return aligner.original.lines[item.header]
+
+
+def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: set[int]) -> MergeResult:
+    """4. render the plan; 5. check it (marker text, new parse errors)."""
+    plan = SpanWriter(source, edit).write(ops)
+    merged = render_plan(plan, source.raw, edit.raw)
+    for op in ops:
+        if isinstance(op, Insert) and any(k in markers for k in range(op.start, op.end)):
+            return ambiguous(language, "marker_in_output", "a marker would be written into the file")
+    if parse_errors(source.text, language) is False and parse_errors(Source.read(merged).text, language):
+        return ambiguous(
+            language, "new_parse_errors", "the merged file has parse errors the original has not"
+        )
+    return MergeResult(merged=merged, status="ok", language=language, plan=plan)
+
+
+@lru_cache(maxsize=64)
+def parse_errors(text: str, language: str) -> bool:
+    return has_parse_errors(text, language)
+
+
+class SpanWriter:
+    """Turns a line plan into spans over the raw inputs, in the original's line-ending style."""
+
+    def __init__(self, source: Source, edit: Source) -> None:
+        self.source = source
+        self.edit = edit
+        self.spans: list[Span] = [CopySpan(0, 1)] if source.bom else []
+        self.open_line = False  # the last span ends inside a line (no line ending yet)
+
+    def write(self, ops: list[Op]) -> list[Span]:
+        for op in ops:
+            if isinstance(op, Copy):
+                self.copy(op.start, op.end)
+            else:
+                for k in range(op.start, op.end):
+                    self.insert(k, op.reindent)
+        self.end_file()
+        return self.spans
+
+    def add(self, span: Span) -> None:
+        last = self.spans[-1] if self.spans else None
+        if isinstance(span, CopySpan) and isinstance(last, CopySpan) and last.end == span.start:
+            self.spans[-1] = CopySpan(last.start, span.end)
+        elif isinstance(span, InsertSpan) and isinstance(last, InsertSpan) and last.end == span.start:
+            self.spans[-1] = InsertSpan(last.start, span.end)
+        elif isinstance(span, TextSpan) and isinstance(last, TextSpan):
+            self.spans[-1] = TextSpan(last.text + span.text)
+        else:
+            self.spans.append(span)
+
+    def close_line(self) -> None:
+        if self.open_line:
+            self.add(TextSpan(self.source.eol))
+            self.open_line = False
+
+    def copy(self, start: int, end: int) -> None:
+        if start >= end:
+            return
+        self.close_line()
+        offsets = self.source.offsets
+        self.add(CopySpan(offsets[start], offsets[end]))
+        self.open_line = end == len(self.source.lines) and not self.source.final_newline
+
+    def insert(self, k: int, reindent: Reindent) -> None:
+        self.close_line()
+        line = self.edit.lines[k]
+        text = reindent.apply(line)
+        start = self.edit.offsets[k]
+        raw_line = self.edit.raw[start : self.edit.offsets[k + 1]]
+        if text == line and raw_line == line + self.source.eol:
+            self.add(InsertSpan(start, self.edit.offsets[k + 1]))
+        elif text == line and line:
+            self.add(InsertSpan(start, start + len(line)))
+            self.add(TextSpan(self.source.eol))
+        else:
+            self.add(TextSpan(text + self.source.eol))
+
+    def end_file(self) -> None:
+        """The merged file ends with a line ending exactly when the original does."""
+        if self.source.final_newline:
+            self.close_line()
+            return
+        if self.open_line or not self.spans:
+            return
+        last = self.spans[-1]
+        size = len(self.source.eol)
+        if isinstance(last, TextSpan):
+            self.spans[-1] = TextSpan(last.text[:-size] if last.text.endswith(self.source.eol) else last.text)
+        elif isinstance(last, CopySpan):
+            end = last.end - (2 if self.source.raw[: last.end].endswith("\r\n") else 1)
+            self.spans[-1] = CopySpan(last.start, end)
+        else:
+            end = last.end - (2 if self.edit.raw[: last.end].endswith("\r\n") else 1)
+            self.spans[-1] = InsertSpan(last.start, end)

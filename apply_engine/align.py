@@ -1,0 +1,352 @@
+"""Alignment: snippet items -> original items -> a line plan (copy original lines / insert snippet lines).
+
+At each nesting level the snippet's items are a sequence of anchors (items that match an original
+sibling), markers and new items. Anchors are matched by exact text or signature key, unique on both
+sides first, then unique within the gap between neighbouring anchors, kept in order (LIS). Between
+two anchors:
+
+    marker in between     -> the original items of the gap are kept where the marker stands
+    no marker in between  -> the gap is replaced by the snippet's new items (an explicit deletion)
+    file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone)
+
+Matched items are copied when equal, recursed into when both have children, else replaced.
+Anything unsure is reported as a Reason and the level returns None.
+"""
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from apply_engine.indent import Reindent, leading
+from apply_engine.schemas import Reason
+from apply_engine.structural_outline import Item
+
+MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
+DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
+
+CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(")
+ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
+CONTROL = frozenset(
+    [
+        "if",
+        "for",
+        "while",
+        "switch",
+        "return",
+        "else",
+        "elif",
+        "catch",
+        "try",
+        "with",
+        "match",
+        "case",
+        "when",
+        "unless",
+        "until",
+        "do",
+        "foreach",
+        "yield",
+        "await",
+        "throw",
+        "raise",
+        "assert",
+        "new",
+        "not",
+        "and",
+        "or",
+        "in",
+        "is",
+        "print",
+        "echo",
+        "puts",
+        "defer",
+        "go",
+        "select",
+        "lock",
+        "using",
+        "default",
+        "break",
+        "continue",
+        "delete",
+        "typeof",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Original lines [start, end)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Insert:
+    """Snippet lines [start, end), re-indented."""
+
+    start: int
+    end: int
+    reindent: Reindent
+
+
+Op = Copy | Insert
+
+
+def normalize(line: str) -> str:
+    return " ".join(line.split())
+
+
+def signature_key(line: str) -> str:
+    """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole."""
+    text = normalize(line)
+    first = re.split(r"[^\w$]", text, maxsplit=1)[0]
+    if first in CONTROL or not text:
+        return text
+    for pattern in (CALL, ASSIGN):
+        found = pattern.match(text)
+        if found:
+            return found.group(1)
+    return text
+
+
+@dataclass
+class Side:
+    """One input's lines with cached item texts and keys."""
+
+    lines: list[str]
+    texts: dict[int, str] = field(default_factory=dict)
+
+    def text(self, item: Item) -> str:
+        cached = self.texts.get(id(item))
+        if cached is None:
+            span = self.lines[item.start : item.end]
+            cached = "\n".join(normalize(line) for line in span if line.strip())
+            self.texts[id(item)] = cached
+        return cached
+
+    def key(self, item: Item) -> str:
+        return signature_key(self.lines[item.header])
+
+    def nonblank(self, items: Sequence[Item]) -> int:
+        return sum(1 for item in items for line in self.lines[item.start : item.end] if line.strip())
+
+
+def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of (snippet, original) pairs, sorted by snippet index, whose
+    original indices increase. E.g. [(0, 2), (1, 0), (2, 1), (3, 3)] -> [(1, 0), (2, 1), (3, 3)]."""
+    import bisect
+
+    pairs = sorted(pairs)
+    tails: list[int] = []  # tails[k]: original index ending the best chain of length k+1
+    tail_at: list[int] = []
+    back: list[int] = []
+    for n, (_, o) in enumerate(pairs):
+        k = bisect.bisect_left(tails, o)
+        if k == len(tails):
+            tails.append(o)
+            tail_at.append(n)
+        else:
+            tails[k] = o
+            tail_at[k] = n
+        back.append(tail_at[k - 1] if k else -1)
+    chain = []
+    n = tail_at[-1] if tail_at else -1
+    while n >= 0:
+        chain.append(pairs[n])
+        n = back[n]
+    return chain[::-1]
+
+
+class Aligner:
+    """Aligns one snippet outline to one original outline; collects reasons when unsure."""
+
+    def __init__(self, original: Side, snippet: Side, units: tuple[str, str]) -> None:
+        self.original = original
+        self.snippet = snippet
+        self.snippet_unit, self.original_unit = units
+        self.reasons: list[Reason] = []
+
+    def fail(self, code: str, message: str, item: Item | None = None) -> None:
+        self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
+
+    def mapping(self, s_item: Item, o_item: Item) -> Reindent:
+        s_ws = leading(self.snippet.lines[s_item.header])
+        o_ws = leading(self.original.lines[o_item.header])
+        return Reindent(s_ws, o_ws, self.snippet_unit, self.original_unit)
+
+    # 1. matching ---------------------------------------------------------------------------
+
+    def match(self, o_items: list[Item], s_items: list[Item]) -> dict[int, int] | None:
+        """snippet index -> original index, order-preserving; None when a match is ambiguous."""
+        pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
+        anchors = longest_increasing(pairs)
+        found = dict(anchors)
+        bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
+        for (sa, oa), (sb, ob) in pairwise(bounds):
+            if sb - sa < 2 or ob - oa < 2:
+                continue
+            marked = any(s_items[k].marker for k in range(sa + 1, sb))
+            local = self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob), marked)
+            if local is None:
+                return None
+            found.update(local)
+        return dict(longest_increasing(list(found.items())))
+
+    def unique_pairs(
+        self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
+    ) -> list[tuple[int, int]]:
+        pairs = []
+        for measure in (self.snippet_text_of, self.snippet_key_of):
+            o_groups = self.group(o_items, o_range, measure, self.original)
+            s_groups = self.group(s_items, s_range, measure, self.snippet)
+            taken = {s for s, _ in pairs}
+            for value, s_list in s_groups.items():
+                o_list = o_groups.get(value, [])
+                if len(s_list) == 1 and len(o_list) == 1 and s_list[0] not in taken:
+                    pairs.append((s_list[0], o_list[0]))
+        return pairs
+
+    def local_pairs(
+        self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range, marked: bool
+    ) -> dict[int, int] | None:
+        o_text = self.group(o_items, o_range, self.snippet_text_of, self.original)
+        o_key = self.group(o_items, o_range, self.snippet_key_of, self.original)
+        found: dict[int, int] = {}
+        for s in s_range:
+            item = s_items[s]
+            if item.marker:
+                continue
+            candidates = o_text.get(self.snippet.text(item)) or o_key.get(self.snippet.key(item), [])
+            if len(candidates) == 1:
+                found[s] = candidates[0]
+            elif len(candidates) > 1 and marked:
+                self.fail("several_candidates", f"{len(candidates)} original places match this item", item)
+                return None
+        return found
+
+    @staticmethod
+    def group(
+        items: list[Item], span: range, measure: Callable[[Side, Item], str], side: Side
+    ) -> dict[str, list[int]]:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for k in span:
+            if not items[k].marker:
+                groups[measure(side, items[k])].append(k)
+        return groups
+
+    @staticmethod
+    def snippet_text_of(side: Side, item: Item) -> str:
+        return "T" + side.text(item)
+
+    @staticmethod
+    def snippet_key_of(side: Side, item: Item) -> str:
+        return "K" + side.key(item)
+
+    # 2. one level -------------------------------------------------------------------------
+
+    def level(
+        self, o_items: list[Item], s_items: list[Item], reindent: Reindent, top: bool
+    ) -> list[Op] | None:
+        matches = self.match(o_items, s_items)
+        if matches is None:
+            return None
+        if top and not matches:
+            return None
+        anchors = sorted(matches.items())
+        if anchors:
+            s0, o0 = anchors[0]
+            reindent = self.mapping(s_items[s0], o_items[o0])
+        ops: list[Op] = []
+        bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
+        for (sa, oa), (sb, ob) in pairwise(bounds):
+            edge = "lead" if sa < 0 else "tail" if sb == len(s_items) else None
+            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge if top else None)
+            if gap is None:
+                return None
+            ops += gap
+            if sb < len(s_items):
+                pair = self.pair(o_items[ob], s_items[sb])
+                if pair is None:
+                    return None
+                ops += pair
+        return ops
+
+    def gap(
+        self, o_gap: list[Item], s_gap: list[Item], reindent: Reindent, edge: str | None
+    ) -> list[Op] | None:
+        """Ops for the snippet items between two anchors and the original items between theirs."""
+        parts: list[list[Item]] = [[]]
+        for item in s_gap:
+            if item.marker:
+                parts.append([])
+            else:
+                parts[-1].append(item)
+        kept = [Copy(item.lead, item.end) for item in o_gap]
+        first, last = self.inserts(parts[0], reindent), self.inserts(parts[-1], reindent)
+        if len(parts) == 1:
+            if o_gap and edge == "lead":
+                return kept + first
+            if o_gap and edge == "tail":
+                return first + kept
+            return self.replace(o_gap, parts[0], first)
+        middle = [item for part in parts[1:-1] for item in part]
+        if middle and o_gap:
+            self.fail(
+                "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
+            )
+            return None
+        return first + kept + self.inserts(middle, reindent) + last
+
+    def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
+        deleted = self.original.nonblank(o_gap)
+        inserted = self.snippet.nonblank(new)
+        if deleted > MAX_SILENT_DELETION and deleted > DELETION_RATIO * inserted:
+            line = self.original.lines[o_gap[0].header].strip()
+            self.fail(
+                "unexplained_deletion", f"{deleted} original lines from {line!r} would be deleted", None
+            )
+            return None
+        return ops
+
+    def inserts(self, items: list[Item], reindent: Reindent) -> list[Op]:
+        return [Insert(item.lead, item.end, reindent) for item in items]
+
+    # 3. one matched pair -----------------------------------------------------------------
+
+    def pair(self, o_item: Item, s_item: Item) -> list[Op] | None:
+        if self.original.text(o_item) == self.snippet.text(s_item):
+            return [Copy(o_item.lead, o_item.end)]
+        reindent = self.mapping(s_item, o_item)
+        head: list[Op] = [Copy(o_item.lead, o_item.start)]
+        if s_item.prefix:
+            head.append(Insert(s_item.start, s_item.header, reindent))
+        else:
+            head.append(Copy(o_item.start, o_item.header))
+        same_header = normalize(self.original.lines[o_item.header]) == normalize(
+            self.snippet.lines[s_item.header]
+        )
+        header: Op = Copy(o_item.header, o_item.header + 1)
+        if not same_header:
+            header = Insert(s_item.header, s_item.header + 1, reindent)
+        if not s_item.children or not o_item.children:
+            body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
+            return None if body is None else head + body
+        inner = self.level(o_item.children, s_item.children, reindent, top=False)
+        if inner is None:
+            return None
+        return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def tail(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
+        """Blank lines after the last child and the closer line (the snippet's if it changed)."""
+        after = o_item.children[-1].end
+        if not o_item.closer:
+            return [Copy(after, o_item.end)]
+        closer = o_item.end - 1
+        ops: list[Op] = [Copy(after, closer)]
+        s_closer = self.snippet.lines[s_item.end - 1]
+        if s_item.closer and normalize(s_closer) != normalize(self.original.lines[closer]):
+            return [*ops, Insert(s_item.end - 1, s_item.end, reindent)]
+        return [*ops, Copy(closer, o_item.end)]

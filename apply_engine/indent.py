@@ -1,0 +1,79 @@
+"""Indentation: measure it, detect a file's unit (tab or N spaces), and re-indent snippet lines.
+
+Columns count a tab as TAB_WIDTH; a unit is "\t" or a run of spaces.
+"""
+
+from collections import Counter
+
+TAB_WIDTH = 4
+DEFAULT_UNIT = "    "
+
+
+def leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def column(line: str) -> int:
+    """Indentation column of `line`; -1 for a blank line."""
+    if not line.strip():
+        return -1
+    ws = leading(line)
+    return len(ws) + ws.count("\t") * (TAB_WIDTH - 1)
+
+
+def indent_unit(lines: list[str]) -> str | None:
+    """The file's indentation unit, or None when no line is indented."""
+    tabs = spaces = 0
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        ws = leading(line)
+        tabs += ws.startswith("\t")
+        spaces += ws.startswith(" ")
+        width = len(ws) if "\t" not in ws else previous
+        if not ws.startswith("\t") and width > previous:
+            steps[width - previous] += 1
+        previous = width
+    if tabs == 0 and spaces == 0:
+        return None
+    if tabs >= spaces:
+        return "\t"
+    plausible = [(count, -step) for step, count in steps.items() if step in (2, 3, 4, 8)]
+    return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
+
+
+def levels(ws: str, unit: str) -> tuple[int, int]:
+    """(whole units, remaining spaces) in a run of leading whitespace."""
+    if unit == "\t":
+        spaces = len(ws) - ws.count("\t")
+        return ws.count("\t") + spaces // TAB_WIDTH, spaces % TAB_WIDTH
+    width = len(ws) + ws.count("\t") * (len(unit) - 1)
+    return divmod(width, len(unit))
+
+
+class Reindent:
+    """Maps snippet indentation onto the original's: `snippet_base` lands on `original_base`, and
+    each snippet unit deeper becomes one original unit deeper."""
+
+    def __init__(self, snippet_base: str, original_base: str, snippet_unit: str, original_unit: str) -> None:
+        self.snippet_base = snippet_base
+        self.original_base = original_base
+        self.snippet_unit = snippet_unit
+        self.original_unit = original_unit
+        self.identity = snippet_base == original_base and snippet_unit == original_unit
+
+    def apply(self, line: str) -> str:
+        if self.identity:
+            return line
+        ws = leading(line)
+        rest = line[len(ws) :]
+        if not rest:
+            return ""
+        depth, extra = levels(ws, self.snippet_unit)
+        base_depth, base_extra = levels(self.snippet_base, self.snippet_unit)
+        target_depth, target_extra = levels(self.original_base, self.original_unit)
+        depth = max(0, target_depth + depth - base_depth)
+        extra = max(0, extra - base_extra + target_extra)
+        return self.original_unit * depth + " " * extra + rest

@@ -1,0 +1,130 @@
+"""Outline: a file's lines as a tree of items, by indentation (headings in Markdown).
+
+An item is a header line with the lines indented under it (its children), optional prefix lines
+directly above it at the same indent (decorators, attributes, doc comments) and an optional
+closer line at its own indent (`}`, `end`, `</div>`). Continuation lines at the same indent
+(`} else {`, `elif x:`, `catch (e) {`) stay inside the item and open a child item of their own.
+
+    lead <= start <= header < end;  lines[lead:start] are blank;  children lie in (header, end)
+"""
+
+import re
+from dataclasses import dataclass, field
+
+CONTINUATION = re.compile(
+    r"^([}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
+)
+PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
+PREFIX = re.compile(
+    r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|\*|#(?![\w\[!]|include|define|if|pragma))"
+)
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
+MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
+MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
+
+
+@dataclass
+class Item:
+    lead: int
+    start: int
+    header: int
+    end: int
+    marker: bool = False
+    closer: bool = False
+    children: list["Item"] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> bool:
+        return self.start < self.header
+
+
+def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """Virtual indentation that nests Markdown sections under their headings."""
+    virtual = []
+    fenced = False
+    for line, col in zip(lines, columns, strict=True):
+        heading = MARKDOWN_HEADING.match(line)
+        if MARKDOWN_FENCE.match(line):
+            virtual.append(MARKDOWN_CONTENT + (4 if fenced else 0))
+            fenced = not fenced
+        elif col < 0:
+            virtual.append(-1)
+        elif heading and not fenced:
+            virtual.append(2 * (len(heading.group(1)) - 1))
+        else:
+            virtual.append(MARKDOWN_CONTENT + col + (4 if fenced else 0))
+    return virtual
+
+
+class Outliner:
+    """Builds the item tree of one file; `markers` are line indices that never own children."""
+
+    def __init__(self, lines: list[str], columns: list[int], markers: set[int]) -> None:
+        self.lines = lines
+        self.columns = columns
+        self.markers = markers
+
+    def items(self, lo: int, hi: int) -> list[Item]:
+        items: list[Item] = []
+        i = lo
+        while i < hi:
+            lead = i
+            while i < hi and self.columns[i] < 0:
+                i += 1
+            if i >= hi:
+                break
+            item = self.item(lead, i, hi)
+            items.append(item)
+            i = item.end
+        return attach_prefixes(items, self.lines, self.columns)
+
+    def item(self, lead: int, i: int, hi: int) -> Item:
+        if i in self.markers:
+            return Item(lead, i, i, i + 1, marker=True)
+        base = self.columns[i]
+        j = i + 1
+        closer = False
+        last = i
+        while j < hi:
+            col = self.columns[j]
+            if col > base or col < 0:
+                last = j if col >= 0 else last
+                j += 1
+                continue
+            text = self.lines[j].strip()
+            if col == base and j not in self.markers and CONTINUATION.match(text):
+                last = j
+                j += 1
+                if PURE_CLOSER.match(text):
+                    closer = True
+                    break
+                continue
+            break
+        end = last + 1
+        body_end = end - 1 if closer else end
+        return Item(lead, i, i, end, closer=closer, children=self.items(i + 1, body_end))
+
+
+def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> list[Item]:
+    """Joins decorator, attribute and comment items to the item directly below them."""
+    joined: list[Item] = []
+    for item in items:
+        above = joined[-1] if joined else None
+        if (
+            above is not None
+            and not above.marker
+            and not item.marker
+            and item.lead == item.start == above.end
+            and columns[above.start] == columns[item.start]
+            and PREFIX.match(lines[above.header].strip())
+        ):
+            joined[-1] = Item(
+                above.lead, above.start, item.header, item.end, False, item.closer, item.children
+            )
+        else:
+            joined.append(item)
+    return joined
+
+
+def outline(lines: list[str], columns: list[int], markers: set[int]) -> list[Item]:
+    return Outliner(lines, columns, markers).items(0, len(lines))
