@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 import httpx
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apply_engine.engine import Engine
 from apply_engine.fixtures import load_cases
@@ -139,6 +141,27 @@ def test_bad_input_is_a_400_naming_the_field(url: str, body: bytes, field: str, 
     error = error_of(response).error
     assert error.param == field
     assert words.lower() in error.message.lower()
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+FIELDS = ("original", "snippet", "language", "engine", "stream", "messages", "initialCode", "edit_snippet")
+BODIES = (
+    st.binary(max_size=200)
+    | JSON_VALUES.map(msgspec.json.encode)
+    | st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=5).map(msgspec.json.encode)
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(route=st.sampled_from(["/v1/apply", "/v1/chat/completions", "/v1/code/apply"]), body=BODIES)
+def test_arbitrary_bodies_never_get_a_server_error(url: str, route: str, body: bytes) -> None:
+    response = httpx.post(f"{url}{route}", content=body, headers={"content-type": "application/json"})
+    assert response.status_code < 500
+    assert "Traceback" not in response.text
 
 
 def test_a_body_over_the_limit_is_413() -> None:
