@@ -1,0 +1,356 @@
+"""Batch apply: paths stay inside the repo, bad files are never written, reruns change nothing."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from apply_engine.batch import BatchReport, Patch, apply_patches, resolve_inside
+from apply_engine.batch_io import TEMP_SUFFIX
+from apply_engine.cli import app
+from apply_engine.fixtures import load_cases
+from apply_engine.structural import merge
+
+PY_OLD = "def area(w, h):\n    return w * h\n"
+PY_NEW = "def area(w: float, h: float) -> float:\n    return w * h\n"
+MARKER_ONLY = "# ... existing code ...\n"
+
+
+def write_jsonl(path: Path, items: list[dict]) -> Path:
+    path.write_bytes(b"".join(msgspec.json.encode(item) + b"\n" for item in items))
+    return path
+
+
+def statuses(report: BatchReport) -> list[str]:
+    return [p.status for p in report.patches]
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "geometry.py").write_text(PY_OLD)
+    (root / "src" / "other.py").write_text("x = 1\n")
+    return root
+
+
+def test_whole_file_patch_is_applied_and_reported(repo: Path, tmp_path: Path) -> None:
+    patches = write_jsonl(tmp_path / "p.jsonl", [{"path": "src/geometry.py", "snippet": PY_NEW}])
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["applied"]
+    assert report.patches[0].engine == "structural"
+    assert report.patches[0].source == "p.jsonl:1"
+    assert (repo / "src" / "geometry.py").read_text() == PY_NEW
+    assert report.summary.ok and report.summary.applied == 1 and report.summary.files == 1
+
+
+def test_rerun_reports_unchanged_and_rewrites_nothing(repo: Path, tmp_path: Path) -> None:
+    patches = write_jsonl(
+        tmp_path / "p.jsonl",
+        [{"path": "src/geometry.py", "snippet": PY_NEW}, {"path": "new/module.py", "snippet": "y = 2\n"}],
+    )
+    apply_patches(patches, repo, jobs=1)
+    inodes = {p: (repo / p).stat().st_ino for p in ("src/geometry.py", "new/module.py")}
+    again = apply_patches(patches, repo, jobs=1)
+    assert statuses(again) == ["unchanged", "unchanged"]
+    assert again.summary.ok
+    assert {p: (repo / p).stat().st_ino for p in inodes} == inodes  # no file was replaced
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../escape.py",
+        "src/../../escape.py",
+        "/tmp/escape.py",
+        "~/escape.py",
+        ".git/config",
+        "",
+        "link/escape.py",
+    ],
+)
+def test_paths_leaving_the_repo_are_rejected(repo: Path, tmp_path: Path, path: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "link").symlink_to(outside)
+    before = files_of(tmp_path)
+    report = apply_patches([Patch(0, "test", path, "print('pwned')\n")], repo, jobs=1)
+    assert statuses(report) == ["rejected_path"]
+    assert report.patches[0].reasons[0].code == "path_outside_repo"
+    assert files_of(tmp_path) == before
+
+
+def test_symlinked_file_escaping_the_repo_is_rejected(repo: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.py"
+    secret.write_text(PY_OLD)
+    (repo / "src" / "alias.py").symlink_to(secret)
+    report = apply_patches([Patch(0, "test", "src/alias.py", PY_NEW)], repo, jobs=1)
+    assert statuses(report) == ["rejected_path"]
+    assert secret.read_text() == PY_OLD
+
+
+def test_symlink_inside_the_repo_writes_its_target_and_stays_a_link(repo: Path) -> None:
+    (repo / "alias.py").symlink_to(repo / "src" / "geometry.py")
+    report = apply_patches([Patch(0, "test", "alias.py", PY_NEW)], repo, jobs=1)
+    assert statuses(report) == ["applied"]
+    assert (repo / "alias.py").is_symlink()
+    assert (repo / "src" / "geometry.py").read_text() == PY_NEW
+
+
+def test_resolve_inside_names_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"contains '\.\.'"):
+        resolve_inside(tmp_path, "a/../../b")
+    with pytest.raises(ValueError, match="absolute"):
+        resolve_inside(tmp_path, "C:\\Windows\\x.py")
+    assert resolve_inside(tmp_path, "a/./b.py") == tmp_path / "a" / "b.py"
+
+
+def test_malformed_lines_fail_with_their_line_number_and_the_rest_apply(repo: Path, tmp_path: Path) -> None:
+    patches = tmp_path / "p.jsonl"
+    patches.write_bytes(
+        b'{"path": "src/geometry.py", "snippet": ' + msgspec.json.encode(PY_NEW) + b"}\n"
+        b"\n"
+        b"{not json\n"
+        b'{"path": "src/other.py"}\n'
+        b'{"path": "src/other.py", "snippet": "x = 2\\n", "engin": "model"}\n'
+        b'{"path": "src/other.py", "snippet": "x = 3\\n"}\n'
+    )
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["applied", "failed", "failed", "failed", "applied"]
+    assert [p.source for p in report.patches] == [f"p.jsonl:{n}" for n in (1, 3, 4, 5, 6)]
+    assert "malformed" in report.patches[1].reasons[0].message
+    assert "snippet" in report.patches[2].reasons[0].message
+    assert "engin" in report.patches[3].reasons[0].message
+    assert report.patches[2].path == "src/other.py"
+    assert (repo / "src" / "other.py").read_text() == "x = 3\n"
+    assert not report.summary.ok
+
+
+def test_several_patches_to_one_file_apply_in_order(repo: Path) -> None:
+    patches = [Patch(i, "test", "src/other.py", f"x = {i}\n") for i in range(2, 6)]
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["applied"] * 4
+    assert (repo / "src" / "other.py").read_text() == "x = 5\n"
+
+
+def test_an_ambiguous_patch_keeps_its_whole_file_unwritten(repo: Path) -> None:
+    patches = [
+        Patch(0, "test", "src/geometry.py", PY_NEW),
+        Patch(1, "test", "src/geometry.py", MARKER_ONLY),
+        Patch(2, "test", "src/geometry.py", PY_OLD + "\n\ndef later(): ...\n"),
+        Patch(3, "test", "src/other.py", "x = 2\n"),
+    ]
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["failed", "ambiguous", "failed", "applied"]
+    assert report.patches[0].reasons[-1].code == "file_not_written"
+    assert report.patches[2].reasons[0].code == "skipped"
+    assert (repo / "src" / "geometry.py").read_text() == PY_OLD
+    assert (repo / "src" / "other.py").read_text() == "x = 2\n"
+
+
+def test_crlf_and_bom_are_kept(repo: Path) -> None:
+    target = repo / "Program.cs"
+    target.write_bytes("\ufeffclass A {\r\n    int x = 1;\r\n}\r\n".encode())
+    report = apply_patches([Patch(0, "test", "Program.cs", "class A {\n    int x = 2;\n}\n")], repo, jobs=1)
+    assert statuses(report) == ["applied"]
+    assert target.read_bytes() == "\ufeffclass A {\r\n    int x = 2;\r\n}\r\n".encode()
+
+
+def test_file_mode_is_kept_and_new_files_get_the_umask_default(repo: Path) -> None:
+    script = repo / "run.py"
+    script.write_text("x = 1\n")
+    script.chmod(0o751)
+    report = apply_patches(
+        [Patch(0, "test", "run.py", "x = 2\n"), Patch(1, "test", "docs/notes.md", "# Notes\n")],
+        repo,
+        jobs=1,
+    )
+    assert statuses(report) == ["applied", "applied"]
+    assert script.stat().st_mode & 0o7777 == 0o751
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (repo / "docs" / "notes.md").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"), [(b"x = '\xff'\n", "not UTF-8"), (b"\x7fELF\x00\x01", "binary")]
+)
+def test_non_utf8_and_binary_files_fail_untouched(repo: Path, content: bytes, reason: str) -> None:
+    (repo / "blob.py").write_bytes(content)
+    report = apply_patches([Patch(0, "test", "blob.py", "x = 1\n")], repo, jobs=1)
+    assert statuses(report) == ["failed"]
+    assert reason in report.patches[0].reasons[0].message
+    assert (repo / "blob.py").read_bytes() == content
+
+
+def test_a_new_file_needs_a_snippet_without_markers(repo: Path) -> None:
+    patches = [
+        Patch(0, "test", "pkg/new.py", "def f():\n    return 1\n"),
+        Patch(1, "test", "pkg/lazy.py", "def g():\n    # ... existing code ...\n    return 2\n"),
+    ]
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["applied", "failed"]
+    assert report.patches[1].reasons[0].code == "new_file_needs_complete_snippet"
+    assert (repo / "pkg" / "new.py").read_text() == "def f():\n    return 1\n"
+    assert not (repo / "pkg" / "lazy.py").exists()
+
+
+def test_dry_run_writes_nothing_and_returns_diffs(repo: Path) -> None:
+    before = files_of(repo)
+    patches = [Patch(0, "test", "src/geometry.py", PY_NEW), Patch(1, "test", "new.py", "z = 1\n")]
+    report = apply_patches(patches, repo, jobs=1, dry_run=True)
+    assert statuses(report) == ["applied", "applied"]
+    assert files_of(repo) == before
+    assert "-def area(w, h):\n+def area(w: float, h: float) -> float:\n" in report.diffs["src/geometry.py"]
+    assert report.diffs["new.py"].startswith("--- /dev/null\n+++ b/new.py\n")
+
+
+def test_stale_temp_files_of_a_killed_run_are_removed(repo: Path) -> None:
+    stale = repo / "src" / f".geometry.py.abc123{TEMP_SUFFIX}"
+    stale.write_text(PY_NEW[:10])
+    report = apply_patches([Patch(0, "test", "src/geometry.py", PY_NEW)], repo, jobs=1)
+    assert statuses(report) == ["applied"]
+    assert not stale.exists()
+    assert sorted(p.name for p in (repo / "src").iterdir()) == ["geometry.py", "other.py"]
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_require_clean_refuses_files_with_uncommitted_changes(repo: Path) -> None:
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    (repo / "src" / "other.py").write_text("x = 'local edit'\n")
+    (repo / "untracked.py").write_text("u = 1\n")
+    patches = [
+        Patch(0, "test", "src/geometry.py", PY_NEW),
+        Patch(1, "test", "src/other.py", "x = 2\n"),
+        Patch(2, "test", "untracked.py", "u = 2\n"),
+    ]
+    report = apply_patches(patches, repo, jobs=1, require_clean=True)
+    assert statuses(report) == ["applied", "failed", "failed"]
+    assert {p.reasons[0].code for p in report.patches[1:]} == {"uncommitted_changes"}
+    assert (repo / "src" / "other.py").read_text() == "x = 'local edit'\n"
+
+
+def test_snippet_directory_mirrors_repo_paths(repo: Path, tmp_path: Path) -> None:
+    snippets = tmp_path / "snippets"
+    (snippets / "src").mkdir(parents=True)
+    (snippets / "src" / "geometry.py").write_text(PY_NEW)
+    (snippets / "README.md").write_text("# Repo\n")
+    report = apply_patches(snippets, repo, jobs=1)
+    assert [(p.path, p.status) for p in report.patches] == [
+        ("README.md", "applied"),
+        ("src/geometry.py", "applied"),
+    ]
+    assert (repo / "README.md").read_text() == "# Repo\n"
+
+
+def test_process_pool_and_in_process_runs_write_the_same_files(tmp_path: Path) -> None:
+    roots = [tmp_path / "one", tmp_path / "pool"]
+    patches = [Patch(i, "test", f"m{i}.py", f"def f{i}():\n    return {i + 1}\n") for i in range(24)]
+    for root in roots:
+        root.mkdir()
+        for i in range(24):
+            (root / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    one = apply_patches(patches, roots[0], jobs=1)
+    pool = apply_patches(patches, roots[1], jobs=2)
+    assert statuses(one) == statuses(pool) == ["applied"] * 24
+    assert files_of(roots[0]) == files_of(roots[1])
+
+
+def test_fixture_cases_write_exactly_the_structural_merge(tmp_path: Path) -> None:
+    """Over a git repo built from fixtures/: batch writes what merge() returns, and nothing when ambiguous."""
+    root = tmp_path / "repo"
+    patches, merges = [], {}
+    for i, case in enumerate(
+        c for c in load_cases() if "\r" not in c.original and "\ufeff" not in c.original
+    ):
+        path = f"{case.name}/{case.path}"
+        (root / case.name).mkdir(parents=True)
+        (root / path).write_text(case.original)
+        patches.append(Patch(i, case.name, path, case.snippet, language=case.language))
+        merges[path] = merge(case.original, case.snippet, language=case.language, path=case.path)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixtures")
+    report = apply_patches(patches, root, jobs=2, require_clean=True)
+    for item in report.patches:
+        result = merges[item.path]
+        if result.status == "ok":
+            assert item.status in ("applied", "unchanged"), item
+            assert (root / item.path).read_text() == result.merged, item.path
+        else:
+            assert item.status == "ambiguous", item
+            assert not git_changed(root, item.path), item.path
+
+
+def git_changed(root: Path, path: str) -> bool:
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--", path], cwd=root, capture_output=True, text=True
+    )
+    return bool(out.stdout.strip())
+
+
+def test_batch_through_a_running_server(repo: Path) -> None:
+    from apply_engine.server import create_app
+    from tests.helpers_server import serve_app
+
+    patches = [
+        Patch(0, "test", "src/geometry.py", PY_NEW),
+        Patch(1, "test", "src/other.py", MARKER_ONLY),
+    ]
+    with serve_app(create_app()) as url:
+        report = apply_patches(patches, repo, server_urls=[url, url])
+    assert statuses(report) == ["applied", "ambiguous"]
+    assert report.patches[1].reasons
+    assert (repo / "src" / "geometry.py").read_text() == PY_NEW
+    assert (repo / "src" / "other.py").read_text() == "x = 1\n"
+
+
+def test_an_unreachable_server_fails_each_patch_and_writes_nothing(repo: Path) -> None:
+    report = apply_patches(
+        [Patch(0, "test", "src/other.py", "x = 2\n")], repo, server_urls=["http://127.0.0.1:9"]
+    )
+    assert statuses(report) == ["failed"]
+    assert "127.0.0.1:9" in report.patches[0].reasons[0].message
+    assert (repo / "src" / "other.py").read_text() == "x = 1\n"
+
+
+def test_cli_exit_codes_report_and_summary(repo: Path, tmp_path: Path) -> None:
+    good = write_jsonl(tmp_path / "good.jsonl", [{"path": "src/geometry.py", "snippet": PY_NEW}])
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", [{"path": "../x.py", "snippet": "x\n"}])
+    runner = CliRunner()
+    first = runner.invoke(
+        app, ["batch", str(good), "--repo", str(repo), "--report", str(tmp_path / "r.json")]
+    )
+    assert first.exit_code == 0, first.output
+    assert "1 applied, 0 unchanged" in first.output
+    saved = msgspec.json.decode((tmp_path / "r.json").read_bytes(), type=BatchReport)
+    assert saved.patches[0].status == "applied" and saved.summary.applied == 1
+    assert runner.invoke(app, ["batch", str(good), "--repo", str(repo)]).exit_code == 0  # rerun: unchanged
+    bad = runner.invoke(app, ["batch", str(mixed), "--repo", str(repo)])
+    assert bad.exit_code == 1
+    assert "rejected_path" in bad.output and "Traceback" not in bad.output
+    missing = runner.invoke(app, ["batch", str(tmp_path / "nope.jsonl"), "--repo", str(repo)])
+    assert missing.exit_code == 2 and "cannot read patches" in missing.output
+
+
+def test_cli_reads_patches_from_stdin_and_dry_run_prints_a_diff(repo: Path) -> None:
+    line = msgspec.json.encode({"path": "src/other.py", "snippet": "x = 2\n"}) + b"\n"
+    command = [sys.executable, "-m", "apply_engine.cli", "batch", "-", "--repo", str(repo), "--dry-run"]
+    done = subprocess.run(command, input=line, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().endswith("-x = 1\n+x = 2\n")
+    assert b"1 would apply" in done.stderr
+    assert (repo / "src" / "other.py").read_text() == "x = 1\n"
