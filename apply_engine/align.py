@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from itertools import pairwise
 
 from apply_engine.indent import Reindent, leading
@@ -26,6 +27,8 @@ from apply_engine.structural_outline import Item
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
+SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
+COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(")
 ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
 CONTROL = frozenset(
@@ -105,7 +108,7 @@ def signature_key(line: str) -> str:
     first = re.split(r"[^\w$]", text, maxsplit=1)[0]
     if first in CONTROL or not text:
         return text
-    for pattern in (CALL, ASSIGN):
+    for pattern in (ASSIGN, CALL):
         found = pattern.match(text)
         if found:
             return found.group(1)
@@ -163,7 +166,8 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class Aligner:
     """Aligns one snippet outline to one original outline; collects reasons when unsure."""
 
-    def __init__(self, original: Side, snippet: Side, units: tuple[str, str]) -> None:
+    def __init__(self, original: Side, snippet: Side, units: tuple[str, str], has_markers: bool) -> None:
+        self.has_markers = has_markers
         self.original = original
         self.snippet = snippet
         self.snippet_unit, self.original_unit = units
@@ -188,11 +192,7 @@ class Aligner:
         for (sa, oa), (sb, ob) in pairwise(bounds):
             if sb - sa < 2 or ob - oa < 2:
                 continue
-            marked = any(s_items[k].marker for k in range(sa + 1, sb))
-            local = self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob), marked)
-            if local is None:
-                return None
-            found.update(local)
+            found.update(self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob)))
         return dict(longest_increasing(list(found.items())))
 
     def unique_pairs(
@@ -210,8 +210,8 @@ class Aligner:
         return pairs
 
     def local_pairs(
-        self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range, marked: bool
-    ) -> dict[int, int] | None:
+        self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
+    ) -> dict[int, int]:
         o_text = self.group(o_items, o_range, self.snippet_text_of, self.original)
         o_key = self.group(o_items, o_range, self.snippet_key_of, self.original)
         found: dict[int, int] = {}
@@ -222,9 +222,6 @@ class Aligner:
             candidates = o_text.get(self.snippet.text(item)) or o_key.get(self.snippet.key(item), [])
             if len(candidates) == 1:
                 found[s] = candidates[0]
-            elif len(candidates) > 1 and marked:
-                self.fail("several_candidates", f"{len(candidates)} original places match this item", item)
-                return None
         return found
 
     @staticmethod
@@ -261,14 +258,16 @@ class Aligner:
             reindent = self.mapping(s_items[s0], o_items[o0])
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
+        # a marker-less snippet that starts where the file starts rewrites the whole file
+        whole_file = not self.has_markers and anchors[:1] == [(0, 0)]
         for (sa, oa), (sb, ob) in pairwise(bounds):
-            edge = "lead" if sa < 0 else "tail" if sb == len(s_items) else None
+            edge = "lead" if sa < 0 else "tail" if sb == len(s_items) and not whole_file else None
             gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge if top else None)
             if gap is None:
                 return None
             ops += gap
             if sb < len(s_items):
-                pair = self.pair(o_items[ob], s_items[sb])
+                pair = self.pair(o_items[ob], s_items[sb], sb > 0 and not s_items[sb - 1].marker)
                 if pair is None:
                     return None
                 ops += pair
@@ -285,20 +284,87 @@ class Aligner:
             else:
                 parts[-1].append(item)
         kept = [Copy(item.lead, item.end) for item in o_gap]
-        first, last = self.inserts(parts[0], reindent), self.inserts(parts[-1], reindent)
+        first = self.inserts(parts[0], reindent)
         if len(parts) == 1:
             if o_gap and edge == "lead":
                 return kept + first
             if o_gap and edge == "tail":
                 return first + kept
             return self.replace(o_gap, parts[0], first)
+        head = self.positional(o_gap, parts[0])
+        rest = o_gap[len(head) :]
+        tail = self.positional(rest[::-1], parts[-1][::-1])[::-1] if len(parts) > 1 else []
+        kept_items = rest[: len(rest) - len(tail)]
+        new_first, new_last = parts[0][len(head) :], parts[-1][: len(parts[-1]) - len(tail)]
         middle = [item for part in parts[1:-1] for item in part]
-        if middle and o_gap:
+        if middle and kept_items:
             self.fail(
                 "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
             )
             return None
-        return first + kept + self.inserts(middle, reindent) + last
+        if self.twin(kept_items, [*new_first, *middle, *new_last]):
+            return None
+        ops: list[Op] = []
+        for s_item, o_item in zip(parts[0], head, strict=False):
+            paired = self.pair(o_item, s_item, True)
+            if paired is None:
+                return None
+            ops += paired
+        ops += self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept_items]
+        ops += self.inserts(middle, reindent) + self.inserts(new_last, reindent)
+        for n, (s_item, o_item) in enumerate(zip(parts[-1][len(new_last) :], tail, strict=True)):
+            paired = self.pair(o_item, s_item, n > 0 or bool(new_last))
+            if paired is None:
+                return None
+            ops += paired
+        return ops
+
+    def positional(self, o_items: list[Item], s_items: list[Item]) -> list[Item]:
+        """The original items that the leading snippet items modify, pairwise from the start: a
+        snippet item next to an anchor, with the signature of the original item there."""
+        found = []
+        for s_item, o_item in zip(s_items, o_items, strict=False):
+            if not self.same_signature(s_item, o_item):
+                break
+            found.append(o_item)
+        return found
+
+    def same_signature(self, s_item: Item, o_item: Item) -> bool:
+        """Same named signature, or the same kind of block (`if`, `<div>`) with similar text."""
+        s_header, o_header = (
+            normalize(self.snippet.lines[s_item.header]),
+            normalize(self.original.lines[o_item.header]),
+        )
+        if self.shows_only_prefix(s_item, o_item):
+            return True
+        key = self.snippet.key(s_item)
+        if key != s_header:
+            return key == self.original.key(o_item)
+        if COMMENT_START.match(s_header) or not (s_item.children and o_item.children):
+            return False
+        if s_header.split()[:1] != o_header.split()[:1]:
+            return False
+        similarity = SequenceMatcher(
+            None, self.snippet.text(s_item), self.original.text(o_item), autojunk=False
+        )
+        return similarity.ratio() >= SAME_BLOCK_SIMILARITY
+
+    def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
+        """The snippet shows just the comment above an original item (a marker elides the rest)."""
+        if s_item.children or not o_item.prefix:
+            return False
+        prefix = "\n".join(normalize(line) for line in self.original.lines[o_item.start : o_item.header])
+        return prefix == self.snippet.text(s_item)
+
+    def twin(self, kept: list[Item], new: list[Item]) -> bool:
+        """A new item whose signature an elided original item shares: an edit of which one?"""
+        keys = {self.original.key(item) for item in kept}
+        for item in new:
+            key = self.snippet.key(item)
+            if key in keys and key != normalize(self.snippet.lines[item.header]):
+                self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
+                return True
+        return False
 
     def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
         deleted = self.original.nonblank(o_gap)
@@ -316,11 +382,14 @@ class Aligner:
 
     # 3. one matched pair -----------------------------------------------------------------
 
-    def pair(self, o_item: Item, s_item: Item) -> list[Op] | None:
-        if self.original.text(o_item) == self.snippet.text(s_item):
-            return [Copy(o_item.lead, o_item.end)]
+    def pair(self, o_item: Item, s_item: Item, shown_spacing: bool) -> list[Op] | None:
+        """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
+        if shown_spacing:
+            head = [Insert(s_item.lead, s_item.start, reindent)]
+        if self.original.text(o_item) == self.snippet.text(s_item) or self.shows_only_prefix(s_item, o_item):
+            return [*head, Copy(o_item.start, o_item.end)]
         if s_item.prefix:
             head.append(Insert(s_item.start, s_item.header, reindent))
         else:

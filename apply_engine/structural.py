@@ -106,7 +106,9 @@ def plan_lines(
     s_tree = outline(edit.lines, columns_of(edit.lines, language), markers)
     original_unit = indent_unit(source.lines)
     snippet_unit = indent_unit(edit.lines) or original_unit or DEFAULT_UNIT
-    aligner = Aligner(Side(source.lines), Side(edit.lines), (snippet_unit, original_unit or snippet_unit))
+    aligner = Aligner(
+        Side(source.lines), Side(edit.lines), (snippet_unit, original_unit or snippet_unit), bool(markers)
+    )
     ops = aligner.level(o_tree, s_tree, identity(), top=True)
     if ops is not None:
         return [*ops, Copy(o_tree[-1].end, len(source.lines))], []
