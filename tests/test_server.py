@@ -403,3 +403,49 @@ def test_fastapply_serve_refuses_an_unset_api_key_variable() -> None:
     )
     assert done.returncode == 2
     assert "FASTAPPLY_TEST_UNSET_KEY" in done.stderr and "Traceback" not in done.stderr
+
+
+# -- the model engine (real smollm2-135m weights, CPU) -------------------------------------------
+
+MODEL_BODY = {
+    "original": "def f():\n    return 1\n",
+    "snippet": "def f():\n    return 2\n",
+    "language": "python",
+}
+
+
+@pytest.fixture(scope="module")
+def model_url() -> Iterator[str]:
+    pytest.importorskip("apply_engine.model_merge")
+    from apply_engine.config import EngineConfig
+
+    engine = Engine(EngineConfig(model="smollm2-135m", device="cpu", dtype="float32"))
+    settings = ServerSettings(max_concurrency=1, max_queue=0, model_name="smollm2-135m")
+    with serve_app(create_app(engine, settings)) as base:
+        yield base
+
+
+@pytest.mark.slow
+def test_model_engine_streams_deltas_that_add_up_to_its_result(model_url: str) -> None:
+    with httpx.stream(
+        "POST", f"{model_url}/v1/apply", json={**MODEL_BODY, "stream": True}, timeout=300
+    ) as response:
+        assert response.status_code == 200
+        events = sse_events(response.iter_lines())
+    deltas = [msgspec.json.decode(data)["text"] for event, data in events if event == "delta"]
+    result = msgspec.json.decode(events[-1][1], type=ApplyResponse)
+    assert events[-1][0] == "result" and result.engine == "model"
+    assert "".join(deltas) == result.merged
+    assert result.stats.output_tokens > 0
+
+
+@pytest.mark.slow
+async def test_model_requests_beyond_the_queue_get_503_and_metrics_count_tokens(model_url: str) -> None:
+    async with httpx.AsyncClient(base_url=model_url, timeout=300) as client:
+        responses = await asyncio.gather(*(client.post("/v1/apply", json=MODEL_BODY) for _ in range(2)))
+        metrics = (await client.get("/metrics")).text
+    assert sorted(r.status_code for r in responses) == [200, 503]
+    assert 'fastapply_requests_total{route="/v1/apply",status="503",engine="model"}' in metrics
+    tokens = next(line for line in metrics.splitlines() if line.startswith("fastapply_output_tokens_total{"))
+    assert float(tokens.rsplit(" ", 1)[1]) > 0
+    assert "fastapply_tau_count" in metrics
