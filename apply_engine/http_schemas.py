@@ -81,12 +81,12 @@ class StreamOptions(msgspec.Struct, kw_only=True):
 
 
 class ChatCompletionRequest(msgspec.Struct, kw_only=True):
+    """Sampling options (temperature, max_tokens, ...) are ignored: the server's engine settings rule."""
+
     messages: list[ChatMessage]
     model: str = "auto"
     stream: bool = False
     stream_options: StreamOptions | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Usage(msgspec.Struct, kw_only=True):
