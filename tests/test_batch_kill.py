@@ -1,0 +1,111 @@
+"""A batch killed with SIGKILL at random moments leaves every file whole, and a rerun finishes the job.
+
+Each round copies a fresh repository, starts `fastapply batch --jobs 2` in its own process group,
+kills the whole group after a random number of progress lines (plus random jitter), then checks:
+  - every file is byte-identical to its old or its new version (never partial),
+  - anything else in the tree is a `.fastapply-tmp` temp file,
+  - a rerun reports every patch applied or unchanged, writes the new versions and removes the temps.
+"""
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import msgspec
+
+from apply_engine.batch import apply_patches
+from apply_engine.batch_io import TEMP_SUFFIX
+
+FILES = 40
+FUNCTIONS_PER_FILE = 25
+KILL_POINTS = 20
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def function(i: int, offset: int) -> str:
+    return f"def fn_{i:02d}(x):\n    y = x * {i}\n    return y + {offset}\n"
+
+
+def build(tmp_path: Path) -> tuple[Path, Path]:
+    """A pristine repository of FILES modules and one marker patch per module."""
+    pristine, lines = tmp_path / "pristine", []
+    pristine.mkdir()
+    for n in range(FILES):
+        (pristine / f"m{n:02d}.py").write_text("\n\n".join(function(i, i) for i in range(FUNCTIONS_PER_FILE)))
+        snippet = (
+            f"# ... existing code ...\n\n{function(n % FUNCTIONS_PER_FILE, 1000)}\n# ... existing code ...\n"
+        )
+        lines.append(msgspec.json.encode({"path": f"m{n:02d}.py", "snippet": snippet}))
+    patches = tmp_path / "patches.jsonl"
+    patches.write_bytes(b"\n".join(lines) + b"\n")
+    return pristine, patches
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in root.iterdir()}
+
+
+def start_batch(patches: Path, repo: Path) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "apply_engine.cli",
+        "batch",
+        str(patches),
+        "--repo",
+        str(repo),
+        "--jobs",
+        "2",
+    ]
+    return subprocess.Popen(
+        command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+
+
+def kill_after(process: subprocess.Popen[bytes], lines: int, jitter_s: float) -> None:
+    """SIGKILL the process group once `lines` progress lines were printed, then `jitter_s` later."""
+    assert process.stderr is not None
+    for _ in range(lines):
+        if not process.stderr.readline():
+            break
+    time.sleep(jitter_s)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stderr.close()
+
+
+def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_path: Path) -> None:
+    pristine, patches = build(tmp_path)
+    expected_run = tmp_path / "expected"
+    shutil.copytree(pristine, expected_run)
+    assert apply_patches(patches, expected_run, jobs=1).summary.applied == FILES
+    old, new = tree(pristine), tree(expected_run)
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    mixed_rounds = 0
+    for round_ in range(KILL_POINTS):
+        repo = tmp_path / f"round{round_}"
+        shutil.copytree(pristine, repo)
+        kill_after(start_batch(patches, repo), rng.randrange(FILES), rng.uniform(0, 0.03))
+        where = f"seed {seed}, round {round_}"
+        # 1. every file is whole: old or new, never in between; anything else is a temp file
+        after = tree(repo)
+        for name in old:
+            assert after[name] in (old[name], new[name]), f"{name} is partial ({where})"
+        assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old)), where
+        written = sum(after[name] == new[name] for name in old)
+        mixed_rounds += 0 < written < FILES
+        # 2. a rerun finishes the job and cleans up
+        report = apply_patches(patches, repo, jobs=1)
+        assert report.summary.ok, (
+            where,
+            [p for p in report.patches if p.status not in ("applied", "unchanged")],
+        )
+        assert report.summary.applied == FILES - written, where
+        assert tree(repo) == new, where
+    assert mixed_rounds > 0, f"no kill landed mid-run (seed {seed})"
