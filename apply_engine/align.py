@@ -29,6 +29,11 @@ DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO a
 
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
+IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
+    re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
+    re.compile(r"^(from\s+[\w.]+\s+import)\b"),
+    re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
+]
 CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(")
 ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
 CONTROL = frozenset(
@@ -108,6 +113,10 @@ def signature_key(line: str) -> str:
     first = re.split(r"[^\w$]", text, maxsplit=1)[0]
     if first in CONTROL or not text:
         return text
+    for pattern in IMPORTS:
+        found = pattern.match(text)
+        if found:
+            return " ".join(found.groups())
     for pattern in (ASSIGN, CALL):
         found = pattern.match(text)
         if found:
@@ -283,51 +292,61 @@ class Aligner:
                 parts.append([])
             else:
                 parts[-1].append(item)
-        kept = [Copy(item.lead, item.end) for item in o_gap]
-        first = self.inserts(parts[0], reindent)
+        if o_gap and len(parts) == 1 and edge is not None:
+            parts = [[], *parts] if edge == "lead" else [*parts, []]  # an omitted head/tail: a marker
         if len(parts) == 1:
-            if o_gap and edge == "lead":
-                return kept + first
-            if o_gap and edge == "tail":
-                return first + kept
-            return self.replace(o_gap, parts[0], first)
-        head = self.positional(o_gap, parts[0])
+            return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
+        before, head = self.positional(o_gap, parts[0])
         rest = o_gap[len(head) :]
-        tail = self.positional(rest[::-1], parts[-1][::-1])[::-1] if len(parts) > 1 else []
-        kept_items = rest[: len(rest) - len(tail)]
-        new_first, new_last = parts[0][len(head) :], parts[-1][: len(parts[-1]) - len(tail)]
+        after, tail = self.positional(rest[::-1], parts[-1][::-1]) if len(parts) > 1 else (0, [])
+        tail = tail[::-1]
+        kept = rest[: len(rest) - len(tail)]
+        new_first = parts[0][before + len(head) :]
+        new_last = parts[-1][: len(parts[-1]) - after - len(tail)]
         middle = [item for part in parts[1:-1] for item in part]
-        if middle and kept_items:
+        if middle and kept:
             self.fail(
                 "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
             )
             return None
-        if self.twin(kept_items, [*new_first, *middle, *new_last]):
+        if self.twin(
+            kept, [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
+        ):
             return None
-        ops: list[Op] = []
-        for s_item, o_item in zip(parts[0], head, strict=False):
-            paired = self.pair(o_item, s_item, True)
-            if paired is None:
-                return None
-            ops += paired
-        ops += self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept_items]
+        ops = self.inserts(parts[0][:before], reindent)
+        paired = self.pairs(head, parts[0][before:])
+        if paired is None:
+            return None
+        ops += paired + self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept]
         ops += self.inserts(middle, reindent) + self.inserts(new_last, reindent)
-        for n, (s_item, o_item) in enumerate(zip(parts[-1][len(new_last) :], tail, strict=True)):
-            paired = self.pair(o_item, s_item, n > 0 or bool(new_last))
+        paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
+        if paired is None:
+            return None
+        return ops + paired + self.inserts(parts[-1][len(parts[-1]) - after :], reindent)
+
+    def pairs(self, o_items: list[Item], s_items: list[Item], shown: bool = True) -> list[Op] | None:
+        ops: list[Op] = []
+        for n, (s_item, o_item) in enumerate(zip(s_items, o_items, strict=False)):
+            paired = self.pair(o_item, s_item, shown or n > 0)
             if paired is None:
                 return None
             ops += paired
         return ops
 
-    def positional(self, o_items: list[Item], s_items: list[Item]) -> list[Item]:
-        """The original items that the leading snippet items modify, pairwise from the start: a
-        snippet item next to an anchor, with the signature of the original item there."""
+    def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]]:
+        """(k, modified): snippet items from k on edit the original items from the start, pairwise,
+        each with the signature of the original item there; items before k are insertions."""
+        if not o_items:
+            return 0, []
+        start = next((k for k, item in enumerate(s_items) if self.same_signature(item, o_items[0])), None)
+        if start is None:
+            return 0, []
         found = []
-        for s_item, o_item in zip(s_items, o_items, strict=False):
+        for s_item, o_item in zip(s_items[start:], o_items, strict=False):
             if not self.same_signature(s_item, o_item):
                 break
             found.append(o_item)
-        return found
+        return start, found
 
     def same_signature(self, s_item: Item, o_item: Item) -> bool:
         """Same named signature, or the same kind of block (`if`, `<div>`) with similar text."""

@@ -22,7 +22,7 @@ from apply_engine.languages import (
 )
 from apply_engine.markers import is_marker
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
-from apply_engine.structural_outline import Item, markdown_columns, outline
+from apply_engine.structural_outline import Item, markdown_columns, outline, toml_columns
 
 BOM = "\ufeff"
 
@@ -94,7 +94,9 @@ def find_markers(snippet_lines: list[str], original_lines: list[str], language: 
 
 def columns_of(lines: list[str], language: str) -> list[int]:
     columns = [column(line) for line in lines]
-    return markdown_columns(lines, columns) if language == "markdown" else columns
+    if language == "markdown":
+        return markdown_columns(lines, columns)
+    return toml_columns(lines, columns) if language == "toml" else columns
 
 
 def plan_lines(

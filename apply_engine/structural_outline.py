@@ -56,6 +56,23 @@ def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
     return virtual
 
 
+TOML_TABLE = re.compile(r"^\s*\[")
+TOML_CONTENT = 4  # virtual indent of key lines under a [table] header
+
+
+def toml_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """Virtual indentation that nests TOML keys under their [table] headers."""
+    virtual = []
+    in_table = False
+    for line, col in zip(lines, columns, strict=True):
+        if col >= 0 and TOML_TABLE.match(line) and col == 0:
+            in_table = True
+            virtual.append(0)
+        else:
+            virtual.append(col + TOML_CONTENT if in_table and col >= 0 else col)
+    return virtual
+
+
 class Outliner:
     """Builds the item tree of one file; `markers` are line indices that never own children."""
 
