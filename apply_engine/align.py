@@ -28,6 +28,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
+MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
     re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
@@ -374,6 +375,21 @@ class Aligner:
             return False
         prefix = "\n".join(normalize(line) for line in self.original.lines[o_item.start : o_item.header])
         return prefix == self.snippet.text(s_item)
+
+    def look_alike(self, s_items: list[Item], o_items: list[Item]) -> bool:
+        """A new markup element next to an elided one with the same tag: an edit or an insertion?"""
+        if not s_items or not o_items:
+            return False
+        s_tag = MARKUP_TAG.match(self.snippet.lines[s_items[0].header].strip())
+        o_tag = MARKUP_TAG.match(self.original.lines[o_items[0].header].strip())
+        if s_tag is None or o_tag is None or s_tag.group(1) != o_tag.group(1):
+            return False
+        self.fail(
+            "edit_or_insertion",
+            f"<{s_tag.group(1)}> may edit the original element there or add one",
+            s_items[0],
+        )
+        return True
 
     def twin(self, kept: list[Item], new: list[Item]) -> bool:
         """A new item whose signature an elided original item shares: an edit of which one?"""

@@ -102,28 +102,43 @@ def columns_of(lines: list[str], language: str) -> list[int]:
 def plan_lines(
     source: Source, edit: Source, markers: set[int], language: str
 ) -> tuple[list[Op] | None, list[Reason]]:
-    """1. outline both sides; 2. align at the top level; 3. else inside the one container that
-    holds the snippet's anchors (a method given without its class)."""
-    o_tree = outline(source.lines, columns_of(source.lines, language), set())
-    s_tree = outline(edit.lines, columns_of(edit.lines, language), markers)
+    """1. outline both sides; 2. align at the top level, or 3. inside the one container that holds
+    the snippet's anchors (a method given without its class). A snippet indented deeper than the
+    original's top level tries 3 first."""
+    o_columns, s_columns = columns_of(source.lines, language), columns_of(edit.lines, language)
+    o_tree = outline(source.lines, o_columns, set())
+    s_tree = outline(edit.lines, s_columns, markers)
     original_unit = indent_unit(source.lines)
     snippet_unit = indent_unit(edit.lines) or original_unit or DEFAULT_UNIT
-    aligner = Aligner(
-        Side(source.lines), Side(edit.lines), (snippet_unit, original_unit or snippet_unit), bool(markers)
-    )
+    units = (snippet_unit, original_unit or snippet_unit)
+    aligner = Aligner(Side(source.lines), Side(edit.lines), units, bool(markers))
+    attempts = [at_top, inside_container]
+    shown = [s_columns[item.header] for item in s_tree if not item.marker]
+    if shown and shown[0] > min(o_columns[item.header] for item in o_tree):
+        attempts.reverse()
+    for attempt in attempts:
+        ops = attempt(o_tree, s_tree, aligner, len(source.lines))
+        if ops is not None:
+            return ops, []
+        if aligner.reasons:
+            return None, aligner.reasons
+    return None, [no_anchor_reason(s_tree)]
+
+
+def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
     ops = aligner.level(o_tree, s_tree, identity(), top=True)
-    if ops is not None:
-        return [*ops, Copy(o_tree[-1].end, len(source.lines))], []
-    if aligner.reasons:
-        return None, aligner.reasons
+    return None if ops is None else [*ops, Copy(o_tree[-1].end, size)]
+
+
+def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
     container = find_container(o_tree, s_tree, aligner)
     if container is None:
-        return None, aligner.reasons or [no_anchor_reason(s_tree)]
+        return None
     ops = aligner.level(container.children, s_tree, identity(), top=True)
     if ops is None:
-        return None, aligner.reasons or [no_anchor_reason(s_tree)]
-    head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, len(source.lines))
-    return [head, *ops, tail], []
+        return None
+    head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
+    return [head, *ops, tail]
 
 
 def no_anchor_reason(s_tree: list[Item]) -> Reason:
