@@ -310,6 +310,10 @@ class Aligner:
                 "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
             )
             return None
+        if self.look_alike(new_first[:1], kept[:1]) or (
+            not tail and self.look_alike(new_last[-1:], kept[-1:])
+        ):
+            return None
         if self.twin(
             kept, [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
         ):
