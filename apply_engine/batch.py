@@ -33,6 +33,7 @@ from apply_engine.batch_io import (
     atomic_write_bytes,
     decode_text,
     encode_text,
+    fsync_dir,
     remove_stale_temps,
 )
 from apply_engine.errors import FastApplyError, InputError
@@ -113,6 +114,7 @@ class FileJob(msgspec.Struct, frozen=True):
 class FileOutcome(msgspec.Struct):
     reports: list[PatchReport]
     diff: str | None = None  # unified diff, only in dry runs
+    written_dir: str | None = None  # the file was replaced; this directory still needs an fsync
 
 
 def failed(patch: Patch, code: str, message: str, status: PatchStatus = "failed") -> PatchReport:
@@ -336,12 +338,12 @@ def apply_file(job: FileJob, merger: Merger) -> FileOutcome:
         return FileOutcome(reports, diff=unified_diff(old, text, job.patches[0].path))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, encode_text(text, like))
+        atomic_write_bytes(target, encode_text(text, like), sync_dir=False)
     except OSError as exc:
         return FileOutcome(
             [failed(p, "write_failed", f"{target}: {exc.strerror or exc}") for p in job.patches]
         )
-    return FileOutcome(reports)
+    return FileOutcome(reports, written_dir=str(target.parent))
 
 
 def unified_diff(old: str | None, new: str, path: str) -> str:
@@ -524,13 +526,18 @@ def apply_patches(
         outcomes = run_in_process(file_jobs, model_merger(engine, model, device))
     else:
         outcomes = run_structural(file_jobs, jobs or os.cpu_count() or 1)
-    diffs = {}
+    diffs, written = {}, set()
     for outcome in outcomes:
         reports.extend(outcome.reports)
         if outcome.diff:
             diffs[outcome.reports[0].path] = outcome.diff
+        if outcome.written_dir:
+            written.add(outcome.written_dir)
         if on_file is not None:
             on_file(outcome)
+    # 5. make the renames durable: one fsync per directory written to
+    for directory in written:
+        fsync_dir(Path(directory))
     reports.sort(key=lambda r: r.index)
     summary = summarize(reports, len(file_jobs), time.perf_counter() - start, dry_run)
     return BatchReport(summary, reports, dict(sorted(diffs.items())))

@@ -3,7 +3,8 @@
 Invariants:
   - `atomic_write` writes a temp file in the target's directory (named `.NAME.*.fastapply-tmp`), fsyncs
     it, gives it the old file's mode (or the umask default for a new file), renames it over the target
-    and fsyncs the directory. A reader, or a crash at any instant, sees the whole old or the whole new file.
+    and fsyncs the directory (or leaves that to the caller, who syncs each directory once for many
+    files: the rename is atomic without it; the directory fsync makes it survive a power loss). A reader, or a crash at any instant, sees the whole old or the whole new file.
   - A temp file left by a killed run is never content: `remove_stale_temps` deletes them.
   - `decode_text` / `encode_text` round-trip a UTF-8 file byte for byte: the BOM and CRLF line endings
     are taken off for merging and put back on writing.
@@ -47,7 +48,9 @@ def atomic_write(path: Path, text: str) -> None:
     atomic_write_bytes(Path(path), text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, sync_dir: bool = True) -> None:
+    """As atomic_write. With `sync_dir=False` the caller fsyncs `path.parent` later (once per directory
+    for many files): the rename is atomic either way; the directory fsync only makes it durable."""
     mode = path.stat().st_mode & 0o7777 if path.exists() else default_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
@@ -60,7 +63,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:
