@@ -35,6 +35,11 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
     re.compile(r"^(from\s+[\w.]+\s+import)\b"),
     re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
 ]
+DECLARATION = re.compile(
+    r"^((?:[\w$@]+\s+)*?(?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
+    r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
+    r"function|fun|union|message|service)\s+[\w$.]+))"
+)
 CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(")
 ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
 CONTROL = frozenset(
@@ -118,7 +123,7 @@ def signature_key(line: str) -> str:
         found = pattern.match(text)
         if found:
             return " ".join(found.groups())
-    for pattern in (ASSIGN, CALL):
+    for pattern in (DECLARATION, ASSIGN, CALL):
         found = pattern.match(text)
         if found:
             return found.group(1)
@@ -171,6 +176,22 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         chain.append(pairs[n])
         n = back[n]
     return chain[::-1]
+
+
+def hoist_markers(items: list[Item]) -> list[Item]:
+    """Trailing markers inside a new item (no closer) elide what follows it: lift them a level up."""
+    lifted: list[Item] = []
+    for item in items:
+        trailing = 0
+        while trailing < len(item.children) and item.children[-1 - trailing].marker:
+            trailing += 1
+        if not trailing or item.closer or trailing == len(item.children):
+            lifted.append(item)
+            continue
+        kept = item.children[:-trailing]
+        lifted.append(Item(item.lead, item.start, item.header, kept[-1].end, children=kept))
+        lifted.extend(item.children[-trailing:])
+    return lifted
 
 
 class Aligner:
@@ -288,7 +309,7 @@ class Aligner:
     ) -> list[Op] | None:
         """Ops for the snippet items between two anchors and the original items between theirs."""
         parts: list[list[Item]] = [[]]
-        for item in s_gap:
+        for item in hoist_markers(s_gap):
             if item.marker:
                 parts.append([])
             else:
