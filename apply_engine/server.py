@@ -51,7 +51,6 @@ from apply_engine.http_schemas import (
     ChatCompletion,
     ChatCompletionChunk,
     ChatCompletionRequest,
-    ChatMessage,
     ChunkChoice,
     ChunkDelta,
     CodeApplyBody,
@@ -267,13 +266,10 @@ class Service:
         self.gate = ModelGate(settings.max_concurrency, settings.max_queue, self.metrics)
 
     async def begin(self, request: ApplyRequest, scope: Scope) -> Merge:
-        """1. pick the engine (InputError -> 400)  2. admit (503; waiting counts against the timeout)
+        """1. pick the engine (an InputError becomes a 400)  2. admit (503; waiting counts against the timeout)
         3. start the job  4. wait for its first item."""
         deadline = time.monotonic() + self.settings.timeout
-        try:
-            engine = self.engine.pick(request)
-        except InputError as exc:
-            raise input_error(exc) from None
+        engine = self.engine.pick(request)
         scope["fastapply_engine"] = engine  # type: ignore[typeddict-unknown-key]
         if engine == "model":
             try:
@@ -373,18 +369,21 @@ def event_stream(events: AsyncIterator[bytes], merge: Merge) -> Stream:
 
 
 # -- handlers ----------------------------------------------------------------------------------
+# Each POST handler is annotated with its JSON answer, which the OpenAPI schema documents; with
+# `stream: true` it returns an EventStream instead, which litestar sends as it is.
+
+
+def error_spec(description: str) -> ResponseSpec:
+    return ResponseSpec(ErrorBody, generate_examples=False, description=description)
+
 
 ERRORS = {
-    400: ResponseSpec(
-        ErrorBody, generate_examples=False, description="Bad input; error.param names the field"
-    ),
-    401: ResponseSpec(ErrorBody, generate_examples=False, description="Missing or wrong bearer token"),
-    413: ResponseSpec(ErrorBody, generate_examples=False, description="Body larger than --max-body"),
-    422: ResponseSpec(
-        ErrorBody, generate_examples=False, description="Ambiguous merge; error.reasons says why"
-    ),
-    503: ResponseSpec(ErrorBody, generate_examples=False, description="Model queue full; see Retry-After"),
-    504: ResponseSpec(ErrorBody, generate_examples=False, description="Per-request timeout"),
+    400: error_spec("Bad input; error.param names the field"),
+    401: error_spec("Missing or wrong bearer token"),
+    413: error_spec("Body larger than --max-body"),
+    422: error_spec("Ambiguous merge; error.reasons says why"),
+    503: error_spec("Model queue full; see Retry-After"),
+    504: error_spec("Per-request timeout"),
 }
 
 
@@ -427,7 +426,7 @@ async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request
     """original + snippet -> merged file; `stream: true` sends SSE `delta` events then one `result`."""
     merge = await begin(state, native_request(data), request)
     if data.stream:
-        return event_stream(native_events(merge, native_response), merge)
+        return event_stream(native_events(merge, native_response), merge)  # type: ignore[return-value]
     return native_response(await merge.result())
 
 
@@ -443,10 +442,10 @@ async def chat_completions(
     data: JSONBody[ChatCompletionRequest], state: State, request: Request
 ) -> ChatCompletion:
     """Any `model` is served by the loaded engine; the answer is the merged file."""
-    merge = await begin(state, parse_chat_or_400(data.messages), request)
+    merge = await begin(state, parse_chat(data.messages), request)
     if data.stream:
         include_usage = data.stream_options is not None and data.stream_options.include_usage
-        return event_stream(chat_events(merge, data.model, include_usage), merge)
+        return event_stream(chat_events(merge, data.model, include_usage), merge)  # type: ignore[return-value]
     return chat_completion(await merge.result(), data.model, f"chatcmpl-{uuid.uuid4().hex}")
 
 
@@ -459,25 +458,14 @@ async def chat_completions(
     summary="Code apply",
 )
 async def code_apply(data: JSONBody[CodeApplyBody], state: State, request: Request) -> CodeApplyResponse:
-    try:
-        apply_request = code_apply_request(data)
-    except InputError as exc:
-        raise input_error(exc) from None
-    merge = await begin(state, apply_request, request)
+    merge = await begin(state, code_apply_request(data), request)
     if data.stream:
-        return event_stream(native_events(merge, code_apply_response), merge)
+        return event_stream(native_events(merge, code_apply_response), merge)  # type: ignore[return-value]
     return code_apply_response(await merge.result())
 
 
 async def begin(state: State, apply_request: ApplyRequest, request: Request) -> Merge:
     return await state.service.begin(apply_request, request.scope)
-
-
-def parse_chat_or_400(messages: list[ChatMessage]) -> ApplyRequest:
-    try:
-        return parse_chat(messages)
-    except InputError as exc:
-        raise input_error(exc) from None
 
 
 @get("/v1/models", guards=[require_token])

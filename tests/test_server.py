@@ -29,6 +29,7 @@ from tests.helpers_server import serve_app, serve_cli
 ORIGINAL = "def greet(name):\n    return 'hi ' + name\n"
 REWRITE = "def greet(name):\n    return f'hello {name}'\n"
 MARKER_SNIPPET = "# ... existing code ...\ndef bye():\n    return 'bye'\n"
+OK_BODY = {"original": ORIGINAL, "snippet": REWRITE}  # a whole-file rewrite: merges to REWRITE
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +167,7 @@ def test_arbitrary_bodies_never_get_a_server_error(url: str, route: str, body: b
 
 def test_a_body_over_the_limit_is_413() -> None:
     with serve_app(create_app(settings=ServerSettings(max_body=1024))) as base:
-        small = httpx.post(f"{base}/v1/apply", json={"original": "a", "snippet": "b"})
+        small = httpx.post(f"{base}/v1/apply", json=OK_BODY)
         large = httpx.post(f"{base}/v1/apply", json={"original": "x" * 4096, "snippet": "b"})
     assert small.status_code == 200
     assert large.status_code == 413
@@ -210,7 +211,7 @@ def test_openapi_schema_lists_every_route(url: str) -> None:
 
 
 def test_metrics_count_requests_by_route_status_and_engine(url: str) -> None:
-    httpx.post(f"{url}/v1/apply", json={"original": "a", "snippet": "b"})
+    httpx.post(f"{url}/v1/apply", json=OK_BODY)
     httpx.post(f"{url}/v1/apply", json={"original": "a", "snippet": " "})
     text = httpx.get(f"{url}/metrics").text
     assert 'fastapply_requests_total{route="/v1/apply",status="200",engine="structural"}' in text
@@ -221,8 +222,8 @@ def test_metrics_count_requests_by_route_status_and_engine(url: str) -> None:
 
 def test_metrics_histogram_is_cumulative_and_counts_every_request() -> None:
     with serve_app(create_app()) as base:
-        for snippet in ("b", " ", "c"):
-            httpx.post(f"{base}/v1/apply", json={"original": "a", "snippet": snippet})
+        for snippet in (REWRITE, " ", REWRITE):
+            httpx.post(f"{base}/v1/apply", json={"original": ORIGINAL, "snippet": snippet})
         lines = httpx.get(f"{base}/metrics").text.splitlines()
     prefix = 'fastapply_request_duration_seconds_bucket{route="/v1/apply",'
     buckets = [int(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(prefix)]
@@ -240,7 +241,7 @@ def test_metrics_histogram_is_cumulative_and_counts_every_request() -> None:
 
 def test_bearer_token_guards_every_route_but_health() -> None:
     with serve_app(create_app(settings=ServerSettings(api_key="s3cret"))) as base:
-        body = {"original": "a", "snippet": "b"}
+        body = OK_BODY
         missing = httpx.post(f"{base}/v1/apply", json=body)
         wrong = httpx.post(f"{base}/v1/apply", json=body, headers={"Authorization": "Bearer nope"})
         right = httpx.post(f"{base}/v1/apply", json=body, headers={"Authorization": "Bearer s3cret"})
@@ -312,11 +313,11 @@ class BlockingEngine(Engine):
 def test_an_engine_crash_fails_that_request_alone() -> None:
     with serve_app(create_app(ExplodingEngine())) as base:
         crashed = httpx.post(f"{base}/v1/apply", json={"original": "a", "snippet": "explode"})
-        after = httpx.post(f"{base}/v1/apply", json={"original": "a", "snippet": "b"})
+        after = httpx.post(f"{base}/v1/apply", json=OK_BODY)
     assert crashed.status_code == 500
     error = error_of(crashed).error
     assert error.type == "server_error" and "secret" not in crashed.text
-    assert after.status_code == 200 and after.json()["merged"] == "b"
+    assert after.status_code == 200 and after.json()["merged"] == REWRITE
 
 
 def test_a_failure_after_the_first_delta_ends_the_stream_with_an_error_event() -> None:
