@@ -40,7 +40,7 @@ DECLARATION = re.compile(
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
     r"function|fun|union|message|service)\s+[\w$.]+))"
 )
-CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(")
+CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(\s*([\"'`][^\"'`]*[\"'`])?")
 ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
 CONTROL = frozenset(
     [
@@ -126,7 +126,7 @@ def signature_key(line: str) -> str:
     for pattern in (DECLARATION, ASSIGN, CALL):
         found = pattern.match(text)
         if found:
-            return found.group(1)
+            return "(".join(part for part in found.groups() if part)  # `app.get("/health"`
     return text
 
 
@@ -282,7 +282,7 @@ class Aligner:
         if matches is None:
             return None
         if top and not matches:
-            return None
+            return self.append(o_items, s_items)
         anchors = sorted(matches.items())
         if anchors:
             s0, o0 = anchors[0]
@@ -303,6 +303,16 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def append(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
+        """`marker, new top-level items`: the new items go after the end of the file."""
+        new = s_items[1:]
+        if not s_items[0].marker or not new or any(item.marker for item in new):
+            return None
+        if any(leading(self.snippet.lines[item.header]) for item in new):
+            return None
+        reindent = self.mapping(new[0], o_items[0])
+        return [Copy(o_items[0].lead, o_items[-1].end), *self.inserts(new, reindent)]
 
     def gap(
         self, o_gap: list[Item], s_gap: list[Item], reindent: Reindent, edge: str | None

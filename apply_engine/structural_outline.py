@@ -16,7 +16,7 @@ CONTINUATION = re.compile(
 )
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 PREFIX = re.compile(
-    r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|\*|#(?![\w\[!]|include|define|if|pragma))"
+    r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))"
 )
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
