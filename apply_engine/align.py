@@ -41,7 +41,9 @@ DECLARATION = re.compile(
     r"function|fun|union|message|service)\s+[\w$.]+))"
 )
 CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(\s*([\"'`][^\"'`]*[\"'`])?")
-ASSIGN = re.compile(r"^((?:[\w$]+\s+)*?[\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
+ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
+FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
+OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 CONTROL = frozenset(
     [
         "if",
@@ -123,7 +125,7 @@ def signature_key(line: str) -> str:
         found = pattern.match(text)
         if found:
             return " ".join(found.groups())
-    for pattern in (DECLARATION, ASSIGN, CALL):
+    for pattern in (DECLARATION, ASSIGN, FIELD, CALL):
         found = pattern.match(text)
         if found:
             return "(".join(part for part in found.groups() if part)  # `app.get("/health"`
@@ -470,6 +472,8 @@ class Aligner:
         header: Op = Copy(o_item.header, o_item.header + 1)
         if not same_header:
             header = Insert(s_item.header, s_item.header + 1, reindent)
+        if not s_item.children and not s_item.closer and o_item.children and self.opens_block(s_item):
+            return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:
             body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
             return None if body is None else head + body
@@ -477,6 +481,9 @@ class Aligner:
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def opens_block(self, item: Item) -> bool:
+        return bool(OPENS_BLOCK.search(self.snippet.lines[item.header]))
 
     def tail(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """Blank lines after the last child and the closer line (the snippet's if it changed)."""

@@ -22,7 +22,7 @@ from apply_engine.languages import (
 )
 from apply_engine.markers import is_marker
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
-from apply_engine.structural_outline import Item, markdown_columns, outline, toml_columns
+from apply_engine.structural_outline import PURE_CLOSER, Item, markdown_columns, outline, toml_columns
 
 BOM = "\ufeff"
 
@@ -134,11 +134,23 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
     container = find_container(o_tree, s_tree, aligner)
     if container is None:
         return None
+    s_tree = without_outer_closers(s_tree, aligner.snippet.lines)
     ops = aligner.level(container.children, s_tree, identity(), top=True)
     if ops is None:
         return None
     head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
     return [head, *ops, tail]
+
+
+def without_outer_closers(s_tree: list[Item], lines: list[str]) -> list[Item]:
+    """Drops trailing `}` lines less indented than the snippet's code: the container's own closer."""
+    shown = [column(lines[item.header]) for item in s_tree if not item.marker]
+    items = list(s_tree)
+    while items and not items[-1].marker and PURE_CLOSER.match(lines[items[-1].header].strip()):
+        if not shown or column(lines[items[-1].header]) >= shown[0]:
+            break
+        items.pop()
+    return items
 
 
 def no_anchor_reason(s_tree: list[Item]) -> Reason:
