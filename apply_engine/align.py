@@ -180,6 +180,10 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return chain[::-1]
 
 
+def has_marker(item: Item) -> bool:
+    return item.marker or any(has_marker(child) for child in item.children)
+
+
 def hoist_markers(items: list[Item]) -> list[Item]:
     """Trailing markers inside a new item (no closer) elide what follows it: lift them a level up."""
     lifted: list[Item] = []
@@ -309,7 +313,7 @@ class Aligner:
     def append(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
         """`marker, new top-level items`: the new items go after the end of the file."""
         new = s_items[1:]
-        if not s_items[0].marker or not new or any(item.marker for item in new):
+        if not s_items[0].marker or not new or any(has_marker(item) for item in new):
             return None
         if any(leading(self.snippet.lines[item.header]) for item in new):
             return None

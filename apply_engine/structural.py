@@ -114,7 +114,7 @@ def plan_lines(
     aligner = Aligner(Side(source.lines), Side(edit.lines), units, bool(markers))
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
-    if shown and shown[0] > min(o_columns[item.header] for item in o_tree):
+    if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
         attempts.reverse()
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
