@@ -8,10 +8,13 @@ snippet (markers around one rewritten function), so every file needs a real stru
     rerun   `jobs` workers over the already-patched copy: every patch should come back unchanged
 
 After each run every file is compared with the version built by construction: `exact` counts files
-that are byte-identical to it, so a fast but wrong run cannot look good.
+that are byte-identical to it, so a fast but wrong run cannot look good. `same` is the unchanged count;
+`cpu ms` is user+sys CPU per file of this process and its pool workers: on a machine shared with other
+work it shows what the files/s would be on idle cores (about workers * 1000 / cpu ms at best).
 """
 
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -38,6 +41,7 @@ class BatchRun(msgspec.Struct):
     exact: int  # files byte-identical to the expected version after the run
     wall_s: float
     files_per_s: float
+    cpu_ms_per_file: float  # user+sys CPU of this process and its pool workers, per file
 
 
 class BatchBench(msgspec.Struct):
@@ -88,10 +92,16 @@ def count_exact(repo: Path, patches: int) -> int:
     )
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process plus its reaped children (pool workers count once the pool closes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def timed_run(name: str, jsonl: Path, repo: Path, jobs: int, patches: int) -> BatchRun:
-    start = time.perf_counter()
+    cpu_start, start = cpu_seconds(), time.perf_counter()
     report = apply_patches(jsonl, repo, jobs=jobs, engine="structural")
-    wall_s = time.perf_counter() - start
+    wall_s, cpu_s = time.perf_counter() - start, cpu_seconds() - cpu_start
     s = report.summary
     return BatchRun(
         name,
@@ -104,6 +114,7 @@ def timed_run(name: str, jsonl: Path, repo: Path, jobs: int, patches: int) -> Ba
         count_exact(repo, patches),
         wall_s,
         s.files / wall_s,
+        cpu_s * 1000 / max(s.files, 1),
     )
 
 
@@ -118,20 +129,9 @@ def main(patches: int = 1000, jobs: int | None = None, json_out: Path | None = N
             runs.append(timed_run(name, jsonl, repo, n, patches))
         runs.append(timed_run("rerun", jsonl, repo, workers, patches))
     result = BatchBench(patches, LINES_PER_FILE, os.cpu_count() or 1, runs)
-    columns = [
-        "run",
-        "jobs",
-        "files",
-        "applied",
-        "unchanged",
-        "ambiguous",
-        "failed",
-        "exact",
-        "wall s",
-        "files/s",
-    ]
-    rows = [[r.run, r.jobs, r.files, r.applied, r.unchanged, r.ambiguous, r.failed, r.exact, r.wall_s,
-             r.files_per_s] for r in runs]  # fmt: skip
+    columns = ["run", "jobs", "applied", "same", "not ok", "exact", "wall s", "files/s", "cpu ms"]
+    rows = [[r.run, r.jobs, r.applied, r.unchanged, r.ambiguous + r.failed, r.exact, r.wall_s, r.files_per_s,
+             r.cpu_ms_per_file] for r in runs]  # fmt: skip
     print_table(f"batch: {patches} structural patches of {LINES_PER_FILE}-line files", columns, rows)
     if json_out is not None:
         write_json(json_out, result)
