@@ -137,18 +137,22 @@ class Side:
     """One input's lines with cached item texts and keys."""
 
     lines: list[str]
-    texts: dict[int, str] = field(default_factory=dict)
+    texts: dict[tuple[int, int], str] = field(default_factory=dict)  # by (start, end)
+    keys: dict[int, str] = field(default_factory=dict)  # by header line
 
     def text(self, item: Item) -> str:
-        cached = self.texts.get(id(item))
+        cached = self.texts.get((item.start, item.end))
         if cached is None:
             span = self.lines[item.start : item.end]
             cached = "\n".join(normalize(line) for line in span if line.strip())
-            self.texts[id(item)] = cached
+            self.texts[item.start, item.end] = cached
         return cached
 
     def key(self, item: Item) -> str:
-        return signature_key(self.lines[item.header])
+        cached = self.keys.get(item.header)
+        if cached is None:
+            cached = self.keys[item.header] = signature_key(self.lines[item.header])
+        return cached
 
     def nonblank(self, items: Sequence[Item]) -> int:
         return sum(1 for item in items for line in self.lines[item.start : item.end] if line.strip())

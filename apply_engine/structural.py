@@ -11,6 +11,7 @@ step is unsure the result is "ambiguous".
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from apply_engine.align import Aligner, Copy, Insert, Op, Side, signature_key
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, indent_unit
@@ -46,9 +47,9 @@ class Source:
         pieces = body.split("\n")
         if final_newline:
             pieces.pop()
-        offsets = [1 if bom else 0]
-        for piece in pieces:
-            offsets.append(min(offsets[-1] + len(piece) + 1, len(raw)))
+        offsets = [
+            min(offset, len(raw)) for offset in accumulate((len(p) + 1 for p in pieces), initial=int(bom))
+        ]
         lines = [piece.removesuffix("\r") for piece in pieces]
         eol = "\r\n" if pieces and pieces[0].endswith("\r") and (final_newline or len(pieces) > 1) else "\n"
         return cls(raw, lines, offsets, bom, eol, final_newline)
@@ -105,13 +106,13 @@ def plan_lines(
     """1. outline both sides; 2. align at the top level, or 3. inside the one container that holds
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
-    o_columns, s_columns = columns_of(source.lines, language), columns_of(edit.lines, language)
-    o_tree = outline(source.lines, o_columns, set())
+    original = analyse(source.raw, language)
+    o_columns, o_tree = original.columns, original.tree
+    s_columns = columns_of(edit.lines, language)
     s_tree = outline(edit.lines, s_columns, markers)
-    original_unit = indent_unit(source.lines)
-    snippet_unit = indent_unit(edit.lines) or original_unit or DEFAULT_UNIT
-    units = (snippet_unit, original_unit or snippet_unit)
-    aligner = Aligner(Side(source.lines), Side(edit.lines), units, bool(markers))
+    snippet_unit = indent_unit(edit.lines) or original.unit or DEFAULT_UNIT
+    units = (snippet_unit, original.unit or snippet_unit)
+    aligner = Aligner(original.side, Side(edit.lines), units, bool(markers))
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
@@ -123,6 +124,25 @@ def plan_lines(
         if aligner.reasons:
             return None, aligner.reasons
     return None, [no_anchor_reason(s_tree)]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the merge needs from an original; cached, since servers merge into the same file often."""
+
+    columns: list[int]
+    tree: list[Item]
+    unit: str | None
+    side: Side
+
+
+@lru_cache(maxsize=32)
+def analyse(raw: str, language: str) -> Analysis:
+    source = Source.read(raw)
+    columns = columns_of(source.lines, language)
+    return Analysis(
+        columns, outline(source.lines, columns, set()), indent_unit(source.lines), Side(source.lines)
+    )
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
@@ -196,7 +216,9 @@ def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: 
     for op in ops:
         if isinstance(op, Insert) and any(k in markers for k in range(op.start, op.end)):
             return ambiguous(language, "marker_in_output", "a marker would be written into the file")
-    if parse_errors(source.text, language) is False and parse_errors(Source.read(merged).text, language):
+    if not parse_errors(source.raw.removeprefix(BOM), language) and parse_errors(
+        merged.removeprefix(BOM), language
+    ):
         return ambiguous(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
         )
