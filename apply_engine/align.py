@@ -28,6 +28,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
+PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
@@ -207,8 +208,11 @@ def hoist_markers(items: list[Item]) -> list[Item]:
 class Aligner:
     """Aligns one snippet outline to one original outline; collects reasons when unsure."""
 
-    def __init__(self, original: Side, snippet: Side, units: tuple[str, str], has_markers: bool) -> None:
+    def __init__(
+        self, original: Side, snippet: Side, units: tuple[str, str], has_markers: bool, prose: bool = False
+    ) -> None:
         self.has_markers = has_markers
+        self.prose = prose  # Markdown: paragraphs have no signatures
         self.original = original
         self.snippet = snippet
         self.snippet_unit, self.original_unit = units
@@ -425,8 +429,18 @@ class Aligner:
         """A new markup element next to an elided one with the same tag: an edit or an insertion?"""
         if not s_items or not o_items:
             return False
-        s_tag = MARKUP_TAG.match(self.snippet.lines[s_items[0].header].strip())
-        o_tag = MARKUP_TAG.match(self.original.lines[o_items[0].header].strip())
+        s_line, o_line = (
+            self.snippet.lines[s_items[0].header].strip(),
+            self.original.lines[o_items[0].header].strip(),
+        )
+        if self.prose and PARAGRAPH.match(s_line) and PARAGRAPH.match(o_line):
+            self.fail(
+                "edit_or_insertion",
+                "a new paragraph next to an elided one: an edit or an addition?",
+                s_items[0],
+            )
+            return True
+        s_tag, o_tag = MARKUP_TAG.match(s_line), MARKUP_TAG.match(o_line)
         if s_tag is None or o_tag is None or s_tag.group(1) != o_tag.group(1):
             return False
         self.fail(

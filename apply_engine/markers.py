@@ -33,12 +33,13 @@ WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|
 SHORT_COMMENT_WORDS = 9
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
+BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
 
 
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
     """The text inside a whole-line comment, or None when the line is not only a comment."""
     text = line.strip()
-    for pattern in (BLOCK_COMMENT, HTML_COMMENT):
+    for pattern in (BLOCK_COMMENT, HTML_COMMENT, BRACKETED):
         if pattern is BLOCK_COMMENT and not block_comments and not text.startswith("{"):
             continue
         found = pattern.match(text)

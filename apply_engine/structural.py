@@ -64,7 +64,15 @@ def ambiguous(language: str, code: str, message: str) -> MergeResult:
 
 
 def merge(original: str, snippet: str, language: str | None = None, path: str | None = None) -> MergeResult:
+    """The merged file, or "ambiguous" with reasons. InputError only for an unknown `language`."""
     language = detect_language(original, language=language, path=path)
+    try:
+        return merge_as(language, original, snippet)
+    except RecursionError:
+        return ambiguous(language, "too_deep", "the snippet or original nests too deeply to align")
+
+
+def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     source, edit = Source.read(original), Source.read(snippet)
     if not snippet.strip():
         return ambiguous(language, "empty_snippet", "the snippet is empty")
@@ -112,7 +120,7 @@ def plan_lines(
     s_tree = outline(edit.lines, s_columns, markers)
     snippet_unit = indent_unit(edit.lines) or original.unit or DEFAULT_UNIT
     units = (snippet_unit, original.unit or snippet_unit)
-    aligner = Aligner(original.side, Side(edit.lines), units, bool(markers))
+    aligner = Aligner(original.side, Side(edit.lines), units, bool(markers), prose=language == "markdown")
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):

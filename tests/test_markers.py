@@ -1,0 +1,77 @@
+"""Lazy-marker detection: a table of lines and whether each stands for elided code."""
+
+import pytest
+
+from apply_engine.languages import has_block_comments, line_comment_prefixes
+from apply_engine.markers import is_marker
+
+MARKERS = [
+    ("python", "# ... existing code ..."),
+    ("python", "    # ..."),
+    ("python", "# rest of the file unchanged"),
+    ("python", "# ... remaining methods ..."),
+    ("python", "# other functions unchanged"),
+    ("python", "..."),
+    ("python", "    …"),
+    ("ruby", "# ... keep existing code"),
+    ("bash", "# ... rest of script ..."),
+    ("yaml", "# ... existing keys ..."),
+    ("toml", "# ..."),
+    ("javascript", "// ... existing code ..."),
+    ("javascript", "// ...rest of file"),
+    ("javascript", "/* ... */"),
+    ("javascript", "{/* ... rest of component ... */}"),
+    ("tsx", "      {/* ... existing JSX ... */}"),
+    ("typescript", "// same as before"),
+    ("go", "\t// ..."),
+    ("rust", "// ... other impls ..."),
+    ("java", "// ... existing methods ..."),
+    ("c", "/* ... unchanged ... */"),
+    ("cpp", "// keep existing includes"),
+    ("csharp", "// ... rest of class ..."),
+    ("php", "// ... existing code ..."),
+    ("php", "# ... existing code ..."),
+    ("kotlin", "// ... existing code ..."),
+    ("swift", "// ..."),
+    ("css", "/* ... existing rules ... */"),
+    ("html", "<!-- ... -->"),
+    ("html", "  <!-- ... existing items ... -->"),
+    ("markdown", "<!-- ... rest unchanged ... -->"),
+    ("markdown", "[... rest of README unchanged ...]"),
+    ("json", "..."),
+    ("text", "// ... existing code ..."),
+]
+
+NOT_MARKERS = [
+    ("python", "x = compute(1, 2)"),
+    ("python", "# compute the totals"),
+    ("python", "# TODO: existing bug in parser"),
+    ("python", "return ..."),
+    ("python", "# Wait for more data..."),
+    ("python", ""),
+    ("javascript", "const rest = { ...defaults, ...options };"),
+    ("javascript", "  ...rest,"),
+    ("javascript", "// Keep the timer running while the tab is hidden."),
+    ("c", "#include <stdio.h>"),
+    ("css", "color: red;"),
+    ("html", "<!-- navigation -->"),
+    ("markdown", "Some text that trails off..."),
+]
+
+
+def detect(language: str, line: str) -> bool:
+    return is_marker(line, line_comment_prefixes(language), has_block_comments(language))
+
+
+@pytest.mark.parametrize(("language", "line"), MARKERS)
+def test_marker_lines_are_markers(language: str, line: str) -> None:
+    assert detect(language, line)
+
+
+@pytest.mark.parametrize(("language", "line"), NOT_MARKERS)
+def test_code_and_ordinary_comments_are_not_markers(language: str, line: str) -> None:
+    assert not detect(language, line)
+
+
+def test_a_hash_is_not_a_comment_in_javascript() -> None:
+    assert not detect("javascript", "# ... existing code ...")
