@@ -18,6 +18,7 @@ import difflib
 import itertools
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -43,6 +44,7 @@ PatchStatus = Literal["applied", "unchanged", "ambiguous", "failed", "rejected_p
 DONE_STATUSES = ("applied", "unchanged")
 REQUESTS_PER_SERVER = 4  # concurrent HTTP merges per `fastapply serve` URL
 SERVER_TIMEOUT_S = 600.0
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 TASKS_PER_WORKER = 8  # pool chunks per worker: small enough to balance, large enough to amortize IPC
 
 if TYPE_CHECKING:
@@ -251,25 +253,17 @@ def is_complete(snippet: str, path: str, language: str | None) -> bool:
 def merge_patch(text: str | None, patch: Patch, merger: Merger) -> tuple[PatchReport, str | None]:
     """Merge one patch into `text` (None: a file to create). Returns the report and the new text."""
     start = time.perf_counter()
+    request = ApplyRequest(
+        original=text or "",
+        snippet=patch.snippet,
+        instruction=patch.instruction,
+        language=patch.language,
+        path=patch.path,
+    )
     try:
         if text is None:
-            if not is_complete(patch.snippet, patch.path, patch.language):
-                return failed(
-                    patch,
-                    "new_file_needs_complete_snippet",
-                    "the file does not exist and "
-                    "the snippet has lazy markers, so there is nothing to merge them into",
-                ), None
-            result = ApplyResult(merged=patch.snippet, status="ok", engine="structural", language="")
-        else:
-            request = ApplyRequest(
-                original=text,
-                snippet=patch.snippet,
-                instruction=patch.instruction,
-                language=patch.language,
-                path=patch.path,
-            )
-            result = merger(request)
+            return create_file(patch)
+        result = merger(request)
     except FastApplyError as exc:
         return failed(patch, "bad_input", str(exc)), None
     except Exception as exc:  # one broken merge must not sink the other files of the batch
@@ -290,6 +284,16 @@ def merge_patch(text: str | None, patch: Patch, merger: Merger) -> tuple[PatchRe
         list(result.reasons),
     )
     return report, result.merged
+
+
+def create_file(patch: Patch) -> tuple[PatchReport, str | None]:
+    """A missing file is the snippet itself, but only when no part of it is elided."""
+    if not is_complete(patch.snippet, patch.path, patch.language):
+        message = (
+            "the file does not exist and the snippet has lazy markers, so there is nothing to merge them into"
+        )
+        return failed(patch, "new_file_needs_complete_snippet", message), None
+    return PatchReport(patch.index, patch.source, patch.path, "applied"), patch.snippet
 
 
 def hold_back(reports: list[PatchReport], bad: PatchReport) -> None:
@@ -374,6 +378,11 @@ def apply_file_structural(job: FileJob) -> FileOutcome:
     return apply_file(job, structural_merger())
 
 
+def ignore_interrupts() -> None:
+    """Pool workers leave Ctrl-C to the parent, which terminates them (a killed write leaves a temp file)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_structural(jobs: list[FileJob], workers: int) -> Iterator[FileOutcome]:
     """Files through a pool of `workers` processes (in this process when one worker is enough)."""
     if workers <= 1 or len(jobs) < 2 * workers:
@@ -381,7 +390,7 @@ def run_structural(jobs: list[FileJob], workers: int) -> Iterator[FileOutcome]:
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     chunk = max(1, len(jobs) // (workers * TASKS_PER_WORKER))
-    with multiprocessing.get_context(method).Pool(workers) as pool:
+    with multiprocessing.get_context(method).Pool(workers, initializer=ignore_interrupts) as pool:
         yield from pool.imap_unordered(apply_file_structural, jobs, chunksize=chunk)
 
 
@@ -514,6 +523,9 @@ def apply_patches(
     # 2. resolve paths, refuse dirty files, group by file
     dirty = dirty_files(root) if require_clean else None
     file_jobs, reports = plan_files(entries, root, dry_run, dirty)
+    if on_file is not None:
+        for report in reports:
+            on_file(FileOutcome([report]))
     # 3. temp files of a killed run are never content
     if not dry_run:
         for directory in {Path(job.target).parent for job in file_jobs if Path(job.target).parent.is_dir()}:
@@ -549,8 +561,8 @@ def apply_patches(
 class ProgressLines:
     """Progress on stderr: a rich bar on a terminal, else one plain line per file."""
 
-    def __init__(self, dry_run: bool) -> None:
-        self.dry_run = dry_run
+    def __init__(self, total: int) -> None:
+        self.total = total
         self.counts = {"done": 0, "failed": 0, "ambiguous": 0}
         self.tokens_per_s: list[float] = []
         self.bar = None
@@ -568,7 +580,7 @@ class ProgressLines:
                 console=Console(stderr=True),
             )
             self.bar.__enter__()
-            self.task = self.bar.add_task("merge", total=None, counts="")
+            self.task = self.bar.add_task("merge", total=self.total, counts="")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -626,26 +638,31 @@ def run_batch_cli(
     require_clean: bool,
     report: Path | None,
 ) -> int:
-    """`fastapply batch`: 0 when every patch is applied or already applied, else 1."""
+    """`fastapply batch`: 0 when every patch is applied or already applied, else 1 (130 on Ctrl-C)."""
     if engine not in ("auto", "structural", "model"):
         raise InputError(f"unknown engine {engine!r}: use structural, model or auto", field="engine")
     if jobs is not None and jobs < 1:
         raise InputError("--jobs must be at least 1", field="jobs")
     if engine == "model" and model is None and not server_urls:
         raise InputError("--engine model needs --model or --server-url", field="engine")
-    with ProgressLines(dry_run) as progress:
-        result = apply_patches(
-            patches,
-            repo,
-            jobs=jobs,
-            engine=engine,
-            model=model,  # type: ignore[arg-type]
-            device=device,
-            server_urls=server_urls,
-            dry_run=dry_run,
-            require_clean=require_clean,
-            on_file=progress,
-        )
+    entries = load_patches(patches)
+    try:
+        with ProgressLines(len(entries)) as progress:
+            result = apply_patches(
+                entries,
+                repo,
+                jobs=jobs,
+                engine=engine,  # type: ignore[arg-type]
+                model=model,
+                device=device,
+                server_urls=server_urls,
+                dry_run=dry_run,
+                require_clean=require_clean,
+                on_file=progress,
+            )
+    except KeyboardInterrupt:
+        print("fastapply: interrupted; every file is whole (old or new); rerun to finish", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(report, msgspec.json.format(msgspec.json.encode(result)) + b"\n")

@@ -5,6 +5,7 @@ kills the whole group after a random number of progress lines (plus random jitte
   - every file is byte-identical to its old or its new version (never partial),
   - anything else in the tree is a `.fastapply-tmp` temp file,
   - a rerun reports every patch applied or unchanged, writes the new versions and removes the temps.
+Ctrl-C (SIGINT to the group) ends the run with exit code 130, one line and no traceback, files whole.
 """
 
 import os
@@ -50,6 +51,14 @@ def tree(root: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in root.iterdir()}
 
 
+def patched_tree(tmp_path: Path, pristine: Path, patches: Path) -> dict[str, bytes]:
+    """Every file as an uninterrupted run leaves it."""
+    repo = tmp_path / "expected"
+    shutil.copytree(pristine, repo)
+    assert apply_patches(patches, repo, jobs=1).summary.applied == FILES
+    return tree(repo)
+
+
 def start_batch(patches: Path, repo: Path) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
@@ -81,10 +90,7 @@ def kill_after(process: subprocess.Popen[bytes], lines: int, jitter_s: float) ->
 
 def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_path: Path) -> None:
     pristine, patches = build(tmp_path)
-    expected_run = tmp_path / "expected"
-    shutil.copytree(pristine, expected_run)
-    assert apply_patches(patches, expected_run, jobs=1).summary.applied == FILES
-    old, new = tree(pristine), tree(expected_run)
+    old, new = tree(pristine), patched_tree(tmp_path, pristine, patches)
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
     mixed_rounds = 0
@@ -109,3 +115,22 @@ def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_p
         assert report.summary.applied == FILES - written, where
         assert tree(repo) == new, where
     assert mixed_rounds > 0, f"no kill landed mid-run (seed {seed})"
+
+
+def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_path: Path) -> None:
+    pristine, patches = build(tmp_path)
+    old, new = tree(pristine), patched_tree(tmp_path, pristine, patches)
+    for round_, lines in enumerate((1, FILES // 4, FILES // 2)):
+        repo = tmp_path / f"interrupted{round_}"
+        shutil.copytree(pristine, repo)
+        process = start_batch(patches, repo)
+        assert process.stderr is not None
+        for _ in range(lines):
+            process.stderr.readline()
+        os.killpg(process.pid, signal.SIGINT)
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=30) == 130, stderr
+        assert "interrupted" in stderr and "Traceback" not in stderr
+        after = tree(repo)
+        assert all(after[name] in (old[name], new[name]) for name in old)
+        assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old))
