@@ -1,0 +1,101 @@
+"""Language detection (option, extension, content), aliases, parsers per thread, parse errors."""
+
+import threading
+
+import pytest
+
+from apply_engine.errors import InputError
+from apply_engine.languages import (
+    GRAMMARS,
+    SUPPORTED_LANGUAGES,
+    detect_language,
+    get_parser,
+    has_parse_errors,
+)
+
+REQUIRED = {
+    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp", "ruby", "php",
+    "kotlin", "swift", "bash", "css", "html", "json", "yaml", "toml", "markdown",
+}  # fmt: skip
+
+
+def test_every_required_language_is_supported_with_a_grammar() -> None:
+    assert REQUIRED <= SUPPORTED_LANGUAGES
+    for language in REQUIRED:
+        assert get_parser(language) is not None, language
+
+
+@pytest.mark.parametrize(
+    ("alias", "canonical"),
+    [
+        ("py", "python"), ("js", "javascript"), ("jsx", "javascript"), ("ts", "typescript"), ("tsx", "tsx"),
+        ("golang", "go"), ("rs", "rust"), ("c++", "cpp"), ("cpp", "cpp"), ("cs", "csharp"), ("csharp", "csharp"),
+        ("rb", "ruby"), ("sh", "bash"), ("shell", "bash"), ("yml", "yaml"), ("md", "markdown"), ("kt", "kotlin"),
+        ("Python", "python"),
+    ],
+)  # fmt: skip
+def test_aliases_normalise_to_canonical_names(alias: str, canonical: str) -> None:
+    assert detect_language("", language=alias) == canonical
+
+
+def test_unknown_explicit_language_is_an_input_error_on_the_language_field() -> None:
+    with pytest.raises(InputError) as raised:
+        detect_language("x = 1", language="klingon")
+    assert raised.value.field == "language"
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [
+        ("a/b.py", "python"), ("x.tsx", "tsx"), ("x.jsx", "javascript"), ("main.go", "go"), ("lib.rs", "rust"),
+        ("A.java", "java"), ("x.h", "c"), ("x.hpp", "cpp"), ("P.cs", "csharp"), ("x.rb", "ruby"),
+        ("i.php", "php"), ("x.kt", "kotlin"), ("x.swift", "swift"), ("run.sh", "bash"), ("s.css", "css"),
+        ("i.html", "html"), ("p.json", "json"), ("c.yml", "yaml"), ("Cargo.toml", "toml"), ("README.md", "markdown"),
+    ],
+)  # fmt: skip
+def test_extension_picks_the_language(path: str, language: str) -> None:
+    assert detect_language("", path=path) == language
+
+
+def test_explicit_language_wins_over_the_extension() -> None:
+    assert detect_language("", language="ts", path="x.py") == "typescript"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("#!/usr/bin/env python3\nprint(1)\n", "python"),
+        ("#!/bin/bash\necho hi\n", "bash"),
+        ("package main\n\nfunc main() {}\n", "go"),
+        ("<?php\necho 1;\n", "php"),
+        ("def f(x):\n    return x\n", "python"),
+        ("# Title\n\nSome prose.\n", "markdown"),
+        ('{\n  "a": 1\n}\n', "json"),
+        ("just some words\n", "text"),
+    ],
+)
+def test_content_sniffing_without_a_path(text: str, language: str) -> None:
+    assert detect_language(text) == language
+
+
+def test_unknown_extension_falls_back_to_sniffing() -> None:
+    assert detect_language("package main\n", path="notes.weird") == "go"
+
+
+def test_each_thread_gets_its_own_parser() -> None:
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(get_parser("python")))
+    thread.start()
+    thread.join()
+    assert seen[0] is not get_parser("python")
+    assert get_parser("python") is get_parser("python")
+
+
+def test_text_has_no_grammar_and_never_parse_errors() -> None:
+    assert GRAMMARS["text"] is None
+    assert not has_parse_errors("{{{ ((( unbalanced", "text")
+
+
+def test_parse_errors_are_reported() -> None:
+    assert has_parse_errors("def f(:\n", "python")
+    assert not has_parse_errors("def f():\n    return 1\n", "python")
