@@ -161,6 +161,9 @@ def serve(
     max_queue: Annotated[int, typer.Option(help="Model requests waiting before 503.")] = 16,
     timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 120.0,
     workers: Annotated[int, typer.Option(help="Structural-merge worker threads.")] = 4,
+    processes: Annotated[
+        int, typer.Option(help="Run structural merges in N worker processes (0: on the threads).")
+    ] = 0,
 ) -> None:
     """Run the HTTP service (litestar on uvicorn)."""
     from apply_engine.server import run_server
@@ -179,6 +182,7 @@ def serve(
             max_queue=max_queue,
             timeout=timeout,
             workers=workers,
+            processes=processes,
         )
     except FastApplyError as exc:
         fail(str(exc))

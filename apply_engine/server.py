@@ -6,8 +6,10 @@
     GET  /v1/models, /health, /metrics, /schema/openapi.json
 
 Invariants:
-- Every merge runs on a worker thread (a Job), so a large file never blocks the event loop; the job
-  checks a cancel flag between deltas, which a timeout or a vanished streaming client sets.
+- Every merge runs off the event loop (a Job), so a large file never blocks other requests: on a
+  worker thread, which checks a cancel flag between deltas (set by a timeout or a vanished streaming
+  client), or, for structural merges with `processes` > 0, in a worker process, so merges use
+  several cores despite the GIL.
 - Model requests pass a ModelGate: at most max_concurrency decode at once, at most max_queue wait,
   the next one is answered 503 with Retry-After.
 - Every error body is an ErrorBody; an unexpected exception is logged and answered with a generic
@@ -19,13 +21,14 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import multiprocessing
 import os
 import re
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +46,7 @@ from litestar.params import JSONBody
 from litestar.response import Stream
 from litestar.types import Message, Scope
 
+from apply_engine.config import EngineConfig
 from apply_engine.engine import Engine
 from apply_engine.errors import FastApplyError, GenerationError, InputError
 from apply_engine.http_schemas import (
@@ -88,6 +92,7 @@ class ServerSettings:
     max_queue: int = 16  # model requests waiting before 503
     timeout: float = 120.0  # seconds per request, streaming included
     workers: int = 4  # threads running merges
+    processes: int = 0  # structural merges in this many worker processes (0: on the threads)
     model_name: str | None = None  # shown by /v1/models and /health
 
 
@@ -128,27 +133,39 @@ def ambiguous_error(result: ApplyResult) -> ApiError:
 
 
 class Job:
-    """One engine.stream(request) on a worker thread; its items arrive on an asyncio queue.
+    """A merge running off the event loop; its items (str deltas, then the ApplyResult, or an
+    exception) arrive on an asyncio queue. Start one with `on_thread` or `on_process`.
 
-    The thread stops at the next delta once `cancel()` is called. An exception inside the engine
-    arrives as an item and is raised by `next()`.
+    A thread job stops at the next delta once `cancel()` is called; a process job can only be
+    cancelled before it starts. An exception inside the engine is raised by `next()`.
     """
 
-    def __init__(self, engine: Engine, request: ApplyRequest, executor: ThreadPoolExecutor) -> None:
-        loop = asyncio.get_running_loop()
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[str | ApplyResult | BaseException] = asyncio.Queue()
         self.cancelled = threading.Event()
-        put = self._putter(loop)
-        executor.submit(self._produce, engine, request, put)
+        self.future: Future[Any] | None = None
 
-    def _putter(self, loop: asyncio.AbstractEventLoop) -> Callable[[Any], None]:
-        def put(item: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed under a shutting-down server
-                loop.call_soon_threadsafe(self.queue.put_nowait, item)
+    @classmethod
+    def on_thread(cls, engine: Engine, request: ApplyRequest, executor: ThreadPoolExecutor) -> "Job":
+        job = cls()
+        job.future = executor.submit(job._produce, engine, request)
+        return job
 
-        return put
+    @classmethod
+    def on_process(cls, request: ApplyRequest, pool: ProcessPoolExecutor) -> "Job":
+        """A structural merge in a worker process: its items arrive together when it is done."""
+        job = cls()
+        job.future = pool.submit(merge_in_worker, request)
+        job.future.add_done_callback(job._deliver)
+        return job
 
-    def _produce(self, engine: Engine, request: ApplyRequest, put: Callable[[Any], None]) -> None:
+    def put(self, item: Any) -> None:
+        """Callable from any thread."""
+        with contextlib.suppress(RuntimeError):  # the loop closed under a shutting-down server
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    def _produce(self, engine: Engine, request: ApplyRequest) -> None:
         if self.cancelled.is_set():  # timed out while waiting for a worker thread
             return
         try:
@@ -156,9 +173,19 @@ class Job:
                 for item in items:
                     if self.cancelled.is_set():
                         return
-                    put(item)
+                    self.put(item)
         except BaseException as exc:
-            put(exc)
+            self.put(exc)
+
+    def _deliver(self, future: Future[Any]) -> None:
+        if future.cancelled():
+            return
+        if future.exception() is not None:
+            self.put(future.exception())
+            return
+        answer = future.result()
+        for item in [answer.error()] if isinstance(answer, InputFault) else answer:
+            self.put(item)
 
     async def next(self, deadline: float) -> str | ApplyResult:
         try:
@@ -174,6 +201,40 @@ class Job:
 
     def cancel(self) -> None:
         self.cancelled.set()
+        if self.future is not None:
+            self.future.cancel()
+
+
+@dataclass(frozen=True)
+class InputFault:
+    """An InputError as it crosses back from a worker process (pickling would drop its field)."""
+
+    message: str
+    field: str | None
+
+    def error(self) -> InputError:
+        return InputError(self.message, field=self.field)
+
+
+WORKER_ENGINE: Engine | None = None  # one per worker process, set by start_worker
+
+
+def start_worker() -> None:
+    global WORKER_ENGINE
+    WORKER_ENGINE = Engine(EngineConfig(engine="structural"))
+
+
+def merge_in_worker(request: ApplyRequest) -> list[str | ApplyResult] | InputFault:
+    assert WORKER_ENGINE is not None
+    try:
+        return list(WORKER_ENGINE.stream(request))
+    except InputError as exc:
+        return InputFault(str(exc), exc.field)
+
+
+def warm_worker() -> None:
+    """Load a grammar and run one merge, so the first real request pays no start-up cost."""
+    merge_in_worker(ApplyRequest(original="x = 1\n", snippet="x = 2\n", language="python"))
 
 
 class ModelGate:
@@ -209,11 +270,11 @@ class Merge:
     `close()` (idempotent) cancels the job and frees the model slot; `items()` calls it on exit.
     """
 
-    def __init__(self, service: "Service", request: ApplyRequest, uses_model: bool, deadline: float) -> None:
+    def __init__(self, service: "Service", job: Job, uses_model: bool, deadline: float) -> None:
         self.service = service
         self.uses_model = uses_model
         self.deadline = deadline  # time.monotonic() by which the last item must have arrived
-        self.job = Job(service.engine, request, service.executor)
+        self.job = job
         self.first: str | ApplyResult | None = None
         self.closed = False
 
@@ -263,6 +324,10 @@ class Service:
         self.settings = settings
         self.metrics = ServiceMetrics()
         self.executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="merge")
+        self.processes = None
+        if settings.processes > 0:
+            spawn = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+            self.processes = ProcessPoolExecutor(settings.processes, spawn, initializer=start_worker)
         self.gate = ModelGate(settings.max_concurrency, settings.max_queue, self.metrics)
 
     async def begin(self, request: ApplyRequest, scope: Scope) -> Merge:
@@ -276,7 +341,11 @@ class Service:
                 await asyncio.wait_for(self.gate.acquire(), self.settings.timeout)
             except TimeoutError:
                 raise timeout_error() from None
-        merge = Merge(self, request, uses_model=engine == "model", deadline=deadline)
+        if engine == "structural" and self.processes is not None:
+            job = Job.on_process(request, self.processes)
+        else:
+            job = Job.on_thread(self.engine, request, self.executor)
+        merge = Merge(self, job, uses_model=engine == "model", deadline=deadline)
         await merge.start()
         return merge
 
@@ -288,6 +357,20 @@ class Service:
                 self.metrics.tau.observe(result.stats.tau)
         if result.status != "ok" or result.merged is None:
             raise ambiguous_error(result)
+
+    async def start(self) -> None:
+        """Start every worker process now (n tasks at once make n processes) and warm it."""
+        if self.processes is not None:
+            loop = asyncio.get_running_loop()
+            warmups = [
+                loop.run_in_executor(self.processes, warm_worker) for _ in range(self.settings.processes)
+            ]
+            await asyncio.gather(*warmups)
+
+    def stop(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.processes is not None:
+            self.processes.shutdown(wait=False, cancel_futures=True)
 
     def model_id(self) -> str:
         return self.settings.model_name or "fastapply-structural"
@@ -604,7 +687,8 @@ def create_app(engine: Engine | None = None, settings: ServerSettings | None = N
         request_max_body_size=settings.max_body,
         middleware=[clock_middleware],
         before_send=[metrics_hook(service)],
-        on_shutdown=[lambda: service.executor.shutdown(wait=False, cancel_futures=True)],
+        on_startup=[service.start],
+        on_shutdown=[service.stop],
         exception_handlers={
             ApiError: on_api_error,
             ValidationException: on_validation_error,
@@ -654,11 +738,10 @@ def run_server(
     max_queue: int = 16,
     timeout: float = 120.0,
     workers: int = 4,
+    processes: int = 0,
 ) -> None:
     """Load the engine (and model) once, print a curl example, serve until interrupted."""
     import uvicorn
-
-    from apply_engine.config import EngineConfig
 
     settings = ServerSettings(
         api_key=read_api_key(api_key_env),
@@ -667,6 +750,7 @@ def run_server(
         max_queue=max_queue,
         timeout=timeout,
         workers=workers,
+        processes=processes,
         model_name=model,
     )
     config = EngineConfig(model=model, draft_model=draft_model, device=device, dtype=dtype)  # type: ignore[arg-type]

@@ -86,6 +86,24 @@ def test_server_answers_what_the_engine_answers_on_every_fixture(url: str) -> No
                 assert error_of(response).error.reasons == expected.reasons, case.name
 
 
+def test_merges_in_worker_processes_answer_what_the_engine_answers() -> None:
+    engine = Engine()
+    with (
+        serve_app(create_app(settings=ServerSettings(processes=2))) as base,
+        httpx.Client(base_url=base) as client,
+    ):
+        for case in load_cases()[::4]:
+            request = ApplyRequest(original=case.original, snippet=case.snippet, path=case.path)
+            expected = engine.apply(request)
+            response = client.post("/v1/apply", content=msgspec.json.encode(request))
+            assert response.status_code == (200 if expected.status == "ok" else 422), case.name
+            assert response.json().get("merged") == expected.merged, case.name
+        empty = client.post("/v1/apply", json={"original": "a", "snippet": " "})
+        unknown = client.post("/v1/apply", json={**OK_BODY, "language": "klingon"})
+    assert empty.status_code == unknown.status_code == 400
+    assert (error_of(empty).error.param, error_of(unknown).error.param) == ("snippet", "language")
+
+
 def test_an_ambiguous_merge_is_422_with_its_reasons(url: str) -> None:
     request = ApplyRequest(original=ORIGINAL, snippet=MARKER_SNIPPET, language="python")
     if Engine().apply(request).status == "ok":
