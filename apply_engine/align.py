@@ -209,9 +209,9 @@ class Aligner:
     """Aligns one snippet outline to one original outline; collects reasons when unsure."""
 
     def __init__(
-        self, original: Side, snippet: Side, units: tuple[str, str], has_markers: bool, prose: bool = False
+        self, original: Side, snippet: Side, units: tuple[str, str], rewrite: bool, prose: bool = False
     ) -> None:
-        self.has_markers = has_markers
+        self.rewrite = rewrite  # the snippet may be the whole new file (no markers, most of its size)
         self.prose = prose  # Markdown: paragraphs have no signatures
         self.original = original
         self.snippet = snippet
@@ -303,8 +303,8 @@ class Aligner:
             reindent = self.mapping(s_items[s0], o_items[o0])
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
-        # a marker-less snippet that starts where the file starts rewrites the whole file
-        whole_file = not self.has_markers and anchors[:1] == [(0, 0)]
+        # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
+        whole_file = self.rewrite and anchors[:1] == [(0, 0)]
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = "lead" if sa < 0 else "tail" if sb == len(s_items) and not whole_file else None
             gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge if top else None)

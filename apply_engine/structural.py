@@ -26,6 +26,7 @@ from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span
 from apply_engine.structural_outline import PURE_CLOSER, Item, markdown_columns, outline, toml_columns
 
 BOM = "\ufeff"
+REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,10 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     return finish(language, source, edit, ops, markers)
 
 
+def nonblank(lines: list[str]) -> int:
+    return sum(1 for line in lines if line.strip())
+
+
 def identity() -> Reindent:
     return Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 
@@ -120,7 +125,8 @@ def plan_lines(
     s_tree = outline(edit.lines, s_columns, markers)
     snippet_unit = indent_unit(edit.lines) or original.unit or DEFAULT_UNIT
     units = (snippet_unit, original.unit or snippet_unit)
-    aligner = Aligner(original.side, Side(edit.lines), units, bool(markers), prose=language == "markdown")
+    rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
+    aligner = Aligner(original.side, Side(edit.lines), units, rewrite, prose=language == "markdown")
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
@@ -162,6 +168,7 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
     container = find_container(o_tree, s_tree, aligner)
     if container is None:
         return None
+    aligner.rewrite = False
     s_tree = without_outer_closers(s_tree, aligner.snippet.lines)
     ops = aligner.level(container.children, s_tree, identity(), top=True)
     if ops is None:

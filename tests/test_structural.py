@@ -1,0 +1,235 @@
+"""The structural merge: markers expand to the original, edits land at their anchors, formatting
+is kept, and anything unsure is "ambiguous", never a wrong file. Every ok result's plan renders
+to its merged text."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from apply_engine.errors import InputError
+from apply_engine.schemas import MergeResult, render_plan
+from apply_engine.structural import merge
+
+SHAPES = """import math
+
+
+class Shape:
+    def area(self):
+        raise NotImplementedError
+
+    def describe(self):
+        return f"{type(self).__name__} with area {self.area():.2f}"
+
+
+def circle_area(r):
+    return math.pi * r * r
+
+
+def square_area(side):
+    return side * side
+
+
+def main():
+    print(circle_area(1.0))
+"""
+
+
+def merged(original: str, snippet: str, **options: str) -> str:
+    result = merge(original, snippet, **options)
+    assert result.status == "ok", result.reasons
+    assert result.merged is not None
+    assert render_plan(result.plan, original, snippet) == result.merged
+    return result.merged
+
+
+def ambiguous(original: str, snippet: str, **options: str) -> MergeResult:
+    result = merge(original, snippet, **options)
+    assert result.status == "ambiguous" and result.merged is None
+    assert result.reasons
+    return result
+
+
+def test_merging_a_file_with_itself_is_the_identity() -> None:
+    assert merged(SHAPES, SHAPES, language="python") == SHAPES
+
+
+def test_a_marker_expands_to_the_original_between_its_anchors() -> None:
+    snippet = (
+        "# ... existing code ...\n\ndef square_area(side):\n    return side ** 2\n\n# ... existing code ...\n"
+    )
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace("side * side", "side ** 2")
+
+
+def test_a_function_given_alone_replaces_its_namesake() -> None:
+    snippet = "def circle_area(r):\n    return math.tau * r * r / 2\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "math.pi * r * r", "math.tau * r * r / 2"
+    )
+
+
+def test_an_added_function_lands_after_its_anchor() -> None:
+    snippet = (
+        "# ...\n\ndef square_area(side):\n    return side * side\n\n\n"
+        "def triangle_area(b, h):\n    return b * h / 2\n\n# ...\n"
+    )
+    expected = SHAPES.replace(
+        "    return side * side\n",
+        "    return side * side\n\n\ndef triangle_area(b, h):\n    return b * h / 2\n",
+    )
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_neighbours_shown_adjacent_delete_what_was_between_them() -> None:
+    snippet = (
+        "# ... existing code ...\n\ndef circle_area(r):\n    return math.pi * r * r\n\n\n"
+        "def main():\n    print(circle_area(1.0))\n"
+    )
+    expected = SHAPES.replace("def square_area(side):\n    return side * side\n\n\n", "")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_markers_at_two_levels_edit_one_method_of_a_class() -> None:
+    snippet = (
+        "# ... existing code ...\nclass Shape:\n    # ... existing methods ...\n\n"
+        "    def describe(self):\n        return f'{self.area():.1f}'\n\n# ... rest of file unchanged ...\n"
+    )
+    expected = SHAPES.replace('f"{type(self).__name__} with area {self.area():.2f}"', "f'{self.area():.1f}'")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_a_method_given_without_its_class_at_column_zero_is_reindented() -> None:
+    snippet = "def area(self):\n    return 0.0\n"
+    expected = SHAPES.replace("        raise NotImplementedError\n", "        return 0.0\n")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_a_whole_file_rewrite_without_markers_is_the_snippet() -> None:
+    rewrite = SHAPES.replace("import math\n", "import math\nimport sys\n").replace(
+        "1.0", "float(sys.argv[1])"
+    )
+    assert merged(SHAPES, rewrite, language="python") == rewrite
+
+
+def test_an_omitted_package_line_is_kept() -> None:
+    original = "package demo;\n\nimport java.util.List;\n\npublic class A {\n    int x() {\n        return 1;\n    }\n}\n"
+    snippet = "import java.util.List;\nimport java.util.Map;\n\n// ... existing code ...\n"
+    assert merged(original, snippet, language="java") == original.replace(
+        "import java.util.List;\n", "import java.util.List;\nimport java.util.Map;\n"
+    )
+
+
+def test_a_tab_indented_file_gets_tabs_from_a_space_indented_snippet() -> None:
+    original = "package p\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n"
+    snippet = "// ...\n\nfunc B() int {\n    if true {\n        return 3\n    }\n    return 2\n}\n"
+    expected = original.replace("\treturn 2\n", "\tif true {\n\t\treturn 3\n\t}\n\treturn 2\n")
+    assert merged(original, snippet, language="go") == expected
+
+
+def test_crlf_bom_and_a_missing_final_newline_are_kept() -> None:
+    original = "\ufeffdef a():\r\n    return 1\r\n\r\n\r\ndef b():\r\n    return 2"
+    snippet = "# ...\n\ndef b():\n    return 3\n"
+    assert merged(original, snippet, language="python") == original.replace("return 2", "return 3")
+
+
+def test_a_marker_shaped_comment_the_original_has_is_content() -> None:
+    original = SHAPES.replace("    return math.pi * r * r\n", "    # ...\n    return math.pi * r * r\n")
+    snippet = "def circle_area(r):\n    # ...\n    return 2 * r\n"
+    assert merged(original, snippet, language="python") == original.replace("math.pi * r * r", "2 * r")
+
+
+def test_json_key_edited_between_markers() -> None:
+    original = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "private": true\n}\n'
+    snippet = '{\n  // ...\n  "version": "1.1.0",\n  // ...\n}\n'
+    assert merged(original, snippet, language="json") == original.replace("1.0.0", "1.1.0")
+
+
+def test_yaml_key_added_inside_a_mapping() -> None:
+    original = "server:\n  host: localhost\n  port: 80\nlogging:\n  level: info\n"
+    snippet = "server:\n  # ... existing keys ...\n  timeout: 30\n# ...\n"
+    expected = original.replace("  port: 80\n", "  port: 80\n  timeout: 30\n")
+    assert merged(original, snippet, language="yaml") == expected
+
+
+def test_markdown_section_edited_under_its_heading() -> None:
+    original = "# Tool\n\nIntro.\n\n## Install\n\nRun make.\n\n## License\n\nMIT\n"
+    snippet = "<!-- ... -->\n## License\n\nApache-2.0\n"
+    assert merged(original, snippet, language="markdown") == original.replace("MIT", "Apache-2.0")
+
+
+def test_a_lonely_marker_is_ambiguous() -> None:
+    result = ambiguous(SHAPES, "# ... existing code ...\n", language="python")
+    assert result.reasons[0].code == "marker_without_neighbours"
+
+
+def test_a_snippet_matching_nothing_is_ambiguous() -> None:
+    result = ambiguous(SHAPES, "# ...\ndef unrelated():\n    return 0\n# ...\n", language="python")
+    assert {reason.code for reason in result.reasons} & {"unmatched_anchor", "unanchored_insertion"}
+
+
+def test_a_large_unexplained_deletion_is_ambiguous() -> None:
+    body = "".join(f"    step_{i}()\n" for i in range(20))
+    original = f"def run():\n{body}\n\ndef stop():\n    pass\n"
+    snippet = "def run():\n    step_0()\n\n\ndef stop():\n    pass\n"
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "unexplained_deletion"
+
+
+def test_an_edit_that_fits_two_places_is_ambiguous() -> None:
+    original = ".a {\n  color: red;\n}\n\n@media print {\n  .grid {\n    gap: 1rem;\n  }\n}\n\n"
+    original += "@media screen {\n  .grid {\n    gap: 1rem;\n  }\n}\n"
+    snippet = "/* ... */\n  .grid {\n    gap: 2rem;\n  }\n/* ... */\n"
+    assert ambiguous(original, snippet, language="css").reasons[0].code == "several_candidates"
+
+
+def test_new_code_between_two_markers_without_an_anchor_is_ambiguous() -> None:
+    snippet = "# ... existing code ...\n\ndef helper():\n    return 1\n\n# ... existing code ...\n"
+    codes = {reason.code for reason in ambiguous(SHAPES, snippet, language="python").reasons}
+    assert codes & {"unanchored_insertion", "unmatched_anchor"}
+
+
+def test_a_merge_that_would_not_parse_is_ambiguous() -> None:
+    original = "fn a() -> i32 {\n    1\n}\n\nfn b() -> i32 {\n    2\n}\n"
+    snippet = "// ...\nfn b() -> i32 {\n    (2\n}\n"
+    assert ambiguous(original, snippet, language="rust").reasons[0].code == "new_parse_errors"
+
+
+def test_marker_text_never_reaches_the_output() -> None:
+    snippet = "# ...\nclass Circle(Shape):\n    # ... existing code ...\n    def area(self):\n        return 1\n# ...\n"
+    result = merge(SHAPES, snippet, language="python")
+    assert result.status == "ambiguous" or "existing code" not in (result.merged or "")
+
+
+def test_an_empty_snippet_is_ambiguous() -> None:
+    assert ambiguous(SHAPES, "  \n", language="python").reasons[0].code == "empty_snippet"
+
+
+def test_an_unknown_language_is_an_input_error() -> None:
+    with pytest.raises(InputError):
+        merge(SHAPES, SHAPES, language="cobol-2077")
+
+
+def test_unknown_languages_merge_by_indentation() -> None:
+    original = "section a\n  key 1\n  other 2\nsection b\n  key 3\n"
+    snippet = "section b\n  key 4\n"
+    assert merged(original, snippet, language="text") == original.replace("key 3", "key 4")
+
+
+def test_cli_apply_with_the_structural_engine_writes_the_merge(tmp_path: Path) -> None:
+    original, snippet = tmp_path / "shapes.py", tmp_path / "edit.py"
+    original.write_text(SHAPES)
+    snippet.write_text("# ...\ndef main():\n    print(square_area(2))\n")
+    out = tmp_path / "out.py"
+    command = [
+        sys.executable,
+        "-m",
+        "apply_engine.cli",
+        "apply",
+        str(original),
+        str(snippet),
+        "--engine",
+        "structural",
+    ]
+    proc = subprocess.run([*command, "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == SHAPES.replace("print(circle_area(1.0))", "print(square_area(2))")
