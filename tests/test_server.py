@@ -29,6 +29,7 @@ from tests.helpers_server import serve_app, serve_cli
 ORIGINAL = "def greet(name):\n    return 'hi ' + name\n"
 REWRITE = "def greet(name):\n    return f'hello {name}'\n"
 MARKER_SNIPPET = "# ... existing code ...\ndef bye():\n    return 'bye'\n"
+ONLY_MARKERS = "# ... existing code ...\n"  # nothing to anchor on: ambiguous for any merge
 OK_BODY = {"original": ORIGINAL, "snippet": REWRITE}  # a whole-file rewrite: merges to REWRITE
 
 
@@ -104,15 +105,20 @@ def test_merges_in_worker_processes_answer_what_the_engine_answers() -> None:
     assert (error_of(empty).error.param, error_of(unknown).error.param) == ("snippet", "language")
 
 
+def test_a_marker_snippet_merges_over_http(url: str) -> None:
+    body = {"original": ORIGINAL, "snippet": MARKER_SNIPPET, "language": "python"}
+    merged = httpx.post(f"{url}/v1/apply", json=body).json()["merged"]
+    assert merged.startswith(ORIGINAL) and merged.endswith("def bye():\n    return 'bye'\n")
+    assert "existing code" not in merged
+
+
 def test_an_ambiguous_merge_is_422_with_its_reasons(url: str) -> None:
-    request = ApplyRequest(original=ORIGINAL, snippet=MARKER_SNIPPET, language="python")
-    if Engine().apply(request).status == "ok":
-        pytest.skip("the structural merge resolves this marker snippet now")
-    response = httpx.post(f"{url}/v1/apply", content=msgspec.json.encode(request))
+    body = {"original": ORIGINAL, "snippet": ONLY_MARKERS, "language": "python"}
+    response = httpx.post(f"{url}/v1/apply", json=body)
     assert response.status_code == 422
     error = error_of(response).error
     assert error.type == "ambiguous_merge"
-    assert error.reasons
+    assert error.reasons == Engine().apply(ApplyRequest(**body)).reasons != []
 
 
 def test_streamed_deltas_add_up_to_the_result(url: str) -> None:
