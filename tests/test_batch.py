@@ -354,3 +354,58 @@ def test_cli_reads_patches_from_stdin_and_dry_run_prints_a_diff(repo: Path) -> N
     assert done.stdout.decode().endswith("-x = 1\n+x = 2\n")
     assert b"1 would apply" in done.stderr
     assert (repo / "src" / "other.py").read_text() == "x = 1\n"
+
+
+def test_two_spellings_of_one_path_are_one_file_patched_in_order(repo: Path) -> None:
+    patches = [Patch(0, "test", "src/other.py", "x = 2\n"), Patch(1, "test", "./src//other.py", "x = 3\n")]
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["applied", "applied"]
+    assert report.summary.files == 1
+    assert (repo / "src" / "other.py").read_text() == "x = 3\n"
+
+
+def test_an_unknown_language_fails_that_patch_with_the_engines_message(repo: Path) -> None:
+    report = apply_patches([Patch(0, "test", "src/other.py", "x = 2\n", language="klingon")], repo, jobs=1)
+    assert statuses(report) == ["failed"]
+    assert report.patches[0].reasons[0].code == "bad_input"
+    assert "klingon" in report.patches[0].reasons[0].message
+
+
+def test_a_path_through_a_file_fails_to_write_and_leaves_the_file(repo: Path) -> None:
+    report = apply_patches([Patch(0, "test", "src/other.py/inner.py", "y = 1\n")], repo, jobs=1)
+    assert statuses(report) == ["failed"]
+    assert report.patches[0].reasons[0].code == "write_failed"
+    assert (repo / "src" / "other.py").read_text() == "x = 1\n"
+
+
+def test_a_binary_snippet_file_in_a_snippet_directory_fails_alone(repo: Path, tmp_path: Path) -> None:
+    snippets = tmp_path / "snippets"
+    (snippets / "src").mkdir(parents=True)
+    (snippets / "src" / "other.py").write_text("x = 2\n")
+    (snippets / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    report = apply_patches(snippets, repo, jobs=1)
+    assert [(p.path, p.status) for p in report.patches] == [
+        ("logo.png", "failed"),
+        ("src/other.py", "applied"),
+    ]
+    assert report.patches[0].reasons[0].code == "bad_snippet_file"
+    assert not (repo / "logo.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--require-clean"], "not inside a git work tree"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--engine", "model"], "needs --model or --server-url"),
+        (["--engine", "fast"], "unknown engine"),
+    ],
+)
+def test_cli_refuses_a_bad_run_up_front_with_exit_2(
+    repo: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    patches = write_jsonl(tmp_path / "p.jsonl", [{"path": "src/other.py", "snippet": "x = 2\n"}])
+    result = CliRunner().invoke(app, ["batch", str(patches), "--repo", str(repo), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert (repo / "src" / "other.py").read_text() == "x = 1\n"
