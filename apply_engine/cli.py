@@ -221,7 +221,10 @@ def batch(
     ] = False,
     report: Annotated[Path | None, typer.Option(help="Write the per-patch JSON report here.")] = None,
 ) -> None:
-    """Apply many snippets over a repository, atomically and idempotently."""
+    """Apply many snippets over a repository, atomically and idempotently.
+
+    Exit 0 when every patch is applied or already applied, 1 when any is not, 2 for bad input, 130 on Ctrl-C.
+    """
     from apply_engine.batch import run_batch_cli
 
     try:
