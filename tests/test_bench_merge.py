@@ -13,7 +13,9 @@ SUMMARY_KEYS = {
     "wrong_pct",
     "wrong_cases",
     "latency_by_lines",
+    "cold_latency_by_lines",
     "synthetic_1000",
+    "synthetic_1000_cold",
 }
 
 
@@ -52,8 +54,10 @@ def test_bench_writes_summary_json(tmp_path: Path) -> None:
     main(fixtures=tiny_fixtures(tmp_path / "fixtures"), json_out=out, repeats=2)
     report = json.loads(out.read_text())
     assert report["summary"].keys() >= SUMMARY_KEYS
-    assert set(report["summary"]["latency_by_lines"]) == {"<100", "100-300", "300-1000", "1000+"}
-    assert {"p50_ms", "p99_ms"} <= report["summary"]["synthetic_1000"].keys()
+    for key in ("latency_by_lines", "cold_latency_by_lines"):
+        assert set(report["summary"][key]) == {"<100", "100-300", "300-1000", "1000+"}
+    for key in ("synthetic_1000", "synthetic_1000_cold"):
+        assert {"p50_ms", "p99_ms"} <= report["summary"][key].keys()
     assert [c["name"] for c in report["cases"]] == ["lonely-marker", "rewrite"]
 
 
@@ -73,7 +77,7 @@ def test_a_raising_merge_is_an_error_outcome(tmp_path: Path) -> None:
     outcomes, summary = run(load_cases(tiny_fixtures(tmp_path)), crash, repeats=1)
     assert {o.outcome for o in outcomes} == {"error"}
     assert summary.error_pct == 100.0
-    assert summary.synthetic_1000_outcome == "error"
+    assert set(summary.synthetic_1000_outcomes) == {"error"}
 
 
 def test_synthetic_case_is_a_thousand_lines_with_one_edit() -> None:
@@ -85,6 +89,10 @@ def test_synthetic_case_is_a_thousand_lines_with_one_edit() -> None:
     changed = [i for i, (a, b) in enumerate(zip(original, expected, strict=True)) if a != b]
     assert len(changed) == 1
     assert "tripled" in expected[changed[0]]
+
+
+def test_synthetic_variants_are_distinct_texts() -> None:
+    assert synthetic_case(variant=0).original != synthetic_case(variant=1).original
 
 
 def test_percentile_is_nearest_rank() -> None:

@@ -8,12 +8,16 @@ Each case ends in one outcome:
 
 Percentages: exact_pct and ambiguous_pct are over the mergeable cases (expect "ok"); wrong_pct and
 error_pct over all cases; negatives_caught_pct over the cases whose expect is "ambiguous".
-Latency: every case is merged once to warm up, then `repeats` timed times; p50/p99 pool those samples
-by the original's line count. A synthetic 1,000-line Python file is timed on its own.
+Latency, pooled by the original's line count, is reported two ways:
+    cold  the first merge of each case: a fresh original, as when an editor applies to a file
+    warm  `repeats` further merges of the same inputs, as when a server merges into one file again
+          (an engine that caches per original text is faster here)
+Synthetic 1,000-line Python files are timed on their own: the first merge of each of
+SYNTHETIC_VARIANTS distinct files (cold) and SYNTHETIC_REPEATS repeats of one of them (warm).
 """
 
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -28,6 +32,7 @@ BUCKETS = ((0, 100, "<100"), (100, 300, "100-300"), (300, 1000, "300-1000"), (10
 DEFAULT_REPEATS = 10
 SYNTHETIC_LINES = 1000
 SYNTHETIC_REPEATS = 100
+SYNTHETIC_VARIANTS = 30
 
 
 class CaseOutcome(msgspec.Struct):
@@ -37,7 +42,8 @@ class CaseOutcome(msgspec.Struct):
     expect: str
     outcome: str  # exact | ambiguous | wrong | error
     detail: str  # first reason, the exception, or "" for exact
-    samples_ms: list[float]
+    first_ms: float | None  # the first (cold) merge; None when merge() raised
+    samples_ms: list[float]  # the repeated (warm) merges
 
 
 class Latency(msgspec.Struct):
@@ -57,9 +63,11 @@ class Summary(msgspec.Struct):
     negatives_caught_pct: float
     wrong_cases: list[str]
     error_cases: list[str]
-    latency_by_lines: dict[str, Latency]
-    synthetic_1000: Latency
-    synthetic_1000_outcome: str
+    latency_by_lines: dict[str, Latency]  # warm
+    cold_latency_by_lines: dict[str, Latency]
+    synthetic_1000: Latency  # warm
+    synthetic_1000_cold: Latency
+    synthetic_1000_outcomes: dict[str, int]  # outcome -> number of synthetic variants
 
 
 def line_count(text: str) -> int:
@@ -102,38 +110,43 @@ def classify(case: FixtureCase, result: MergeResult) -> tuple[str, str]:
     return "exact", ""
 
 
-def time_merge(merge: MergeFn, case: FixtureCase, repeats: int) -> tuple[MergeResult, list[float]]:
-    """Merge once untimed (warm-up, and the result that is scored), then `repeats` timed runs."""
+def timed(merge: MergeFn, case: FixtureCase) -> tuple[MergeResult, float]:
+    start = time.perf_counter()
     result = merge(case.original, case.snippet, None, case.path)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        merge(case.original, case.snippet, None, case.path)
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return result, samples
+    return result, (time.perf_counter() - start) * 1000.0
+
+
+def time_merge(merge: MergeFn, case: FixtureCase, repeats: int) -> tuple[MergeResult, float, list[float]]:
+    """The first merge (scored, and timed as cold), then `repeats` timed warm merges."""
+    result, first_ms = timed(merge, case)
+    return result, first_ms, [timed(merge, case)[1] for _ in range(repeats)]
 
 
 def run_case(merge: MergeFn, case: FixtureCase, repeats: int) -> CaseOutcome:
     expect = "ok" if case.expected is not None else "ambiguous"
     lines = line_count(case.original)
     try:
-        result, samples = time_merge(merge, case, repeats)
+        result, first_ms, samples = time_merge(merge, case, repeats)
     except Exception as exc:  # a crash is an outcome to report, not a reason to stop the bench
-        return CaseOutcome(case.name, case.language, lines, expect, "error", repr(exc), [])
+        return CaseOutcome(case.name, case.language, lines, expect, "error", repr(exc), None, [])
     outcome, detail = classify(case, result)
-    return CaseOutcome(case.name, case.language, lines, expect, outcome, detail, samples)
+    return CaseOutcome(case.name, case.language, lines, expect, outcome, detail, first_ms, samples)
 
 
-def synthetic_case(lines: int = SYNTHETIC_LINES) -> FixtureCase:
-    """A `lines`-line Python module of 10-line functions; the snippet rewrites the middle one."""
-    functions = [synthetic_function(i) for i in range(lines // 10)]
+def synthetic_case(lines: int = SYNTHETIC_LINES, variant: int = 0) -> FixtureCase:
+    """A `lines`-line Python module of 10-line functions; the snippet rewrites the middle one.
+
+    Each `variant` numbers its functions differently, so variants are distinct texts.
+    """
+    first = variant * lines
+    functions = [synthetic_function(i) for i in range(first, first + lines // 10)]
     middle = len(functions) // 2
     edited = functions[middle].replace("total += value * 2", "total += value * 3  # tripled")
     snippet = f"# ... existing code ...\n\n\n{edited}\n\n# ... existing code ...\n"
     expected = functions.copy()
     expected[middle] = edited
     return FixtureCase(
-        name=f"synthetic-{lines}",
+        name=f"synthetic-{lines}-{variant}",
         language="python",
         note="synthetic module, one function rewritten between two markers",
         path="synthetic.py",
@@ -146,7 +159,7 @@ def synthetic_case(lines: int = SYNTHETIC_LINES) -> FixtureCase:
 def synthetic_function(i: int) -> str:
     """Nine lines of code; with the blank separator each function takes ten lines."""
     return (
-        f"def step_{i:04d}(values: list[int]) -> int:\n"
+        f"def step_{i:06d}(values: list[int]) -> int:\n"
         f'    """Sum of step {i}."""\n'
         "    total = 0\n"
         "    for value in values:\n"
@@ -158,12 +171,20 @@ def synthetic_function(i: int) -> str:
     )
 
 
-def summarize(outcomes: list[CaseOutcome], synthetic: CaseOutcome) -> Summary:
+def by_bucket(outcomes: list[CaseOutcome], cold: bool) -> dict[str, Latency]:
+    """Latency per line-count bucket over first merges (cold) or repeated merges (warm)."""
+    samples: dict[str, list[float]] = {label: [] for _, _, label in BUCKETS}
+    for o in outcomes:
+        if not cold:
+            samples[bucket_of(o.lines)].extend(o.samples_ms)
+        elif o.first_ms is not None:
+            samples[bucket_of(o.lines)].append(o.first_ms)
+    return {label: latency(values) for label, values in samples.items()}
+
+
+def summarize(outcomes: list[CaseOutcome], synthetic: list[CaseOutcome]) -> Summary:
     mergeable = [o for o in outcomes if o.expect == "ok"]
     negatives = [o for o in outcomes if o.expect == "ambiguous"]
-    by_bucket: dict[str, list[float]] = {label: [] for _, _, label in BUCKETS}
-    for o in outcomes:
-        by_bucket[bucket_of(o.lines)].extend(o.samples_ms)
     return Summary(
         cases=len(outcomes),
         mergeable=len(mergeable),
@@ -175,9 +196,11 @@ def summarize(outcomes: list[CaseOutcome], synthetic: CaseOutcome) -> Summary:
         negatives_caught_pct=pct(count(negatives, "ambiguous"), len(negatives)),
         wrong_cases=[o.name for o in outcomes if o.outcome == "wrong"],
         error_cases=[o.name for o in outcomes if o.outcome == "error"],
-        latency_by_lines={label: latency(samples) for label, samples in by_bucket.items()},
-        synthetic_1000=latency(synthetic.samples_ms),
-        synthetic_1000_outcome=synthetic.outcome,
+        latency_by_lines=by_bucket(outcomes, cold=False),
+        cold_latency_by_lines=by_bucket(outcomes, cold=True),
+        synthetic_1000=latency([ms for o in synthetic for ms in o.samples_ms]),
+        synthetic_1000_cold=latency([o.first_ms for o in synthetic if o.first_ms is not None]),
+        synthetic_1000_outcomes=dict(Counter(o.outcome for o in synthetic)),
     )
 
 
@@ -207,19 +230,26 @@ def language_rows(outcomes: list[CaseOutcome]) -> list[list[str | int | float]]:
     return rows
 
 
+def latency_rows(summary: Summary) -> list[list[str | int | float | None]]:
+    """One row per size bucket, then the synthetic files: cold n/p50/p99, warm n/p50/p99."""
+    pairs = [
+        (label, summary.cold_latency_by_lines[label], warm)
+        for label, warm in summary.latency_by_lines.items()
+    ]
+    pairs.append((f"synthetic {SYNTHETIC_LINES}", summary.synthetic_1000_cold, summary.synthetic_1000))
+    return [[label, c.n, c.p50_ms, c.p99_ms, w.n, w.p50_ms, w.p99_ms] for label, c, w in pairs]
+
+
 def print_report(outcomes: list[CaseOutcome], summary: Summary) -> None:
     print_table(
         "Structural merge accuracy (exact/ambiguous: % of mergeable; wrong/error: % of all)",
         ["language", "cases", "exact %", "ambiguous %", "wrong %", "error %"],
         language_rows(outcomes),
     )
-    latency_rows = [[label, lat.n, lat.p50_ms, lat.p99_ms] for label, lat in summary.latency_by_lines.items()]
-    synthetic = summary.synthetic_1000
-    latency_rows.append(
-        [f"synthetic {SYNTHETIC_LINES} lines", synthetic.n, synthetic.p50_ms, synthetic.p99_ms]
-    )
     print_table(
-        "Merge latency by original size (lines)", ["size", "samples", "p50 ms", "p99 ms"], latency_rows
+        "Merge latency by original size in lines (cold: first merge of each case; warm: repeats)",
+        ["size", "cold n", "cold p50 ms", "cold p99 ms", "warm n", "warm p50 ms", "warm p99 ms"],
+        latency_rows(summary),
     )
     for o in outcomes:
         if o.outcome in ("wrong", "error") or (o.expect == "ok" and o.outcome == "ambiguous"):
@@ -228,16 +258,19 @@ def print_report(outcomes: list[CaseOutcome], summary: Summary) -> None:
         f"exact {summary.exact_pct:.1f}% of {summary.mergeable} mergeable, "
         f"wrong {summary.wrong_pct:.1f}% of {summary.cases}, "
         f"negatives caught {summary.negatives_caught_pct:.1f}% of {summary.negatives}, "
-        f"synthetic {SYNTHETIC_LINES}-line file: {summary.synthetic_1000_outcome}"
+        f"synthetic {SYNTHETIC_LINES}-line files: {summary.synthetic_1000_outcomes}"
     )
 
 
 def run(
     cases: list[FixtureCase], merge: MergeFn, repeats: int = DEFAULT_REPEATS
 ) -> tuple[list[CaseOutcome], Summary]:
-    """1. score and time every case; 2. time the synthetic 1,000-line file; 3. summarize."""
+    """1. score and time every case; 2. time the synthetic 1,000-line files; 3. summarize."""
     outcomes = [run_case(merge, case, repeats) for case in cases]
-    synthetic = run_case(merge, synthetic_case(), SYNTHETIC_REPEATS)
+    synthetic = [
+        run_case(merge, synthetic_case(variant=v), SYNTHETIC_REPEATS if v == 0 else 0)
+        for v in range(SYNTHETIC_VARIANTS)
+    ]
     return outcomes, summarize(outcomes, synthetic)
 
 
