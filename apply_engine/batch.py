@@ -438,14 +438,15 @@ def run_servers(jobs: list[FileJob], urls: list[str], engine: EngineName) -> Ite
     """Files through `fastapply serve` URLs, round-robin, REQUESTS_PER_SERVER in flight per URL."""
     import httpx
 
-    with (
-        httpx.Client(timeout=SERVER_TIMEOUT_S) as client,
-        ThreadPoolExecutor(max_workers=REQUESTS_PER_SERVER * len(urls)) as pool,
-    ):
-        mergers = itertools.cycle([ServerMerger(client, url, engine) for url in urls])
-        futures = [pool.submit(apply_file, job, next(mergers)) for job in jobs]
-        for future in futures:
-            yield future.result()
+    pool = ThreadPoolExecutor(max_workers=REQUESTS_PER_SERVER * len(urls))
+    with httpx.Client(timeout=SERVER_TIMEOUT_S) as client:
+        try:
+            mergers = itertools.cycle([ServerMerger(client, url, engine) for url in urls])
+            futures = [pool.submit(apply_file, job, next(mergers)) for job in jobs]
+            for future in futures:
+                yield future.result()
+        finally:  # on Ctrl-C, files not yet started are never started
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def model_merger(engine: EngineName, model: str | None, device: str) -> Merger:
@@ -456,6 +457,22 @@ def model_merger(engine: EngineName, model: str | None, device: str) -> Merger:
 
 
 # -- the whole batch ----------------------------------------------------------------------------
+
+
+def run_files(
+    file_jobs: list[FileJob],
+    jobs: int | None,
+    engine: EngineName,
+    model: str | None,
+    device: str,
+    urls: list[str],
+) -> Iterator[FileOutcome]:
+    """Where the merges run: `fastapply serve` URLs, a model in this process, or the structural pool."""
+    if engine != "structural" and urls:
+        return run_servers(file_jobs, urls, engine)
+    if engine == "model" or (engine == "auto" and model is not None):
+        return run_in_process(file_jobs, model_merger(engine, model, device))
+    return run_structural(file_jobs, jobs or os.cpu_count() or 1)
 
 
 def plan_files(
@@ -531,15 +548,8 @@ def apply_patches(
         for directory in {Path(job.target).parent for job in file_jobs if Path(job.target).parent.is_dir()}:
             remove_stale_temps(directory)
     # 4. merge and write, file by file
-    urls = list(server_urls)
-    if engine != "structural" and urls:
-        outcomes = run_servers(file_jobs, urls, engine)
-    elif engine == "model" or (engine == "auto" and model is not None):
-        outcomes = run_in_process(file_jobs, model_merger(engine, model, device))
-    else:
-        outcomes = run_structural(file_jobs, jobs or os.cpu_count() or 1)
     diffs, written = {}, set()
-    for outcome in outcomes:
+    for outcome in run_files(file_jobs, jobs, engine, model, device, list(server_urls)):
         reports.extend(outcome.reports)
         if outcome.diff:
             diffs[outcome.reports[0].path] = outcome.diff
