@@ -257,14 +257,22 @@ class Aligner:
     def local_pairs(
         self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
     ) -> dict[int, int]:
+        """Matches within one gap: unique text or key there, or equal runs of repeated text
+        (docstring quotes, `}`, `pass`) paired in order."""
         o_text = self.group(o_items, o_range, self.snippet_text_of, self.original)
         o_key = self.group(o_items, o_range, self.snippet_key_of, self.original)
+        s_text = self.group(s_items, s_range, self.snippet_text_of, self.snippet)
         found: dict[int, int] = {}
         for s in s_range:
             item = s_items[s]
             if item.marker:
                 continue
-            candidates = o_text.get(self.snippet.text(item)) or o_key.get(self.snippet.key(item), [])
+            text = self.snippet_text_of(self.snippet, item)
+            same_text = o_text.get(text, [])
+            if len(same_text) > 1 and len(same_text) == len(s_text[text]):
+                found[s] = same_text[s_text[text].index(s)]
+                continue
+            candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
             if len(candidates) == 1:
                 found[s] = candidates[0]
         return found
