@@ -409,3 +409,20 @@ def test_cli_refuses_a_bad_run_up_front_with_exit_2(
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
     assert (repo / "src" / "other.py").read_text() == "x = 1\n"
+
+
+def test_crlf_and_bom_fixtures_come_out_byte_identical_to_expected(tmp_path: Path) -> None:
+    cases = [
+        c for c in load_cases() if c.expected and ("\r" in c.original + c.snippet or "\ufeff" in c.original)
+    ]
+    assert cases, "fixtures/ has CRLF and BOM cases"
+    for case in cases:
+        (tmp_path / case.name).mkdir()
+        (tmp_path / case.name / case.path).write_bytes(case.original.encode())
+    patches = [
+        Patch(i, c.name, f"{c.name}/{c.path}", c.snippet, language=c.language) for i, c in enumerate(cases)
+    ]
+    report = apply_patches(patches, tmp_path, jobs=1)
+    assert statuses(report) == ["applied"] * len(cases)
+    for case in cases:
+        assert (tmp_path / case.name / case.path).read_bytes() == case.expected.encode(), case.name
