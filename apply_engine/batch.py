@@ -288,6 +288,8 @@ def merge_patch(text: str | None, patch: Patch, merger: Merger) -> tuple[PatchRe
 
 def create_file(patch: Patch) -> tuple[PatchReport, str | None]:
     """A missing file is the snippet itself, but only when no part of it is elided."""
+    if not patch.snippet.strip():
+        return failed(patch, "bad_input", "snippet is empty"), None
     if not is_complete(patch.snippet, patch.path, patch.language):
         message = (
             "the file does not exist and the snippet has lazy markers, so there is nothing to merge them into"

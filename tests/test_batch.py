@@ -426,3 +426,15 @@ def test_crlf_and_bom_fixtures_come_out_byte_identical_to_expected(tmp_path: Pat
     assert statuses(report) == ["applied"] * len(cases)
     for case in cases:
         assert (tmp_path / case.name / case.path).read_bytes() == case.expected.encode(), case.name
+
+
+def test_empty_snippets_and_directories_fail_and_create_nothing(repo: Path) -> None:
+    patches = [
+        Patch(0, "test", "src/other.py", "  \n"),
+        Patch(1, "test", "src/empty.py", ""),
+        Patch(2, "test", "src", "x = 1\n"),
+    ]
+    report = apply_patches(patches, repo, jobs=1)
+    assert statuses(report) == ["failed", "failed", "failed"]
+    assert [p.reasons[0].code for p in report.patches] == ["bad_input", "bad_input", "unreadable_file"]
+    assert sorted(files_of(repo)) == ["src/geometry.py", "src/other.py"]
