@@ -21,7 +21,7 @@ from lsp.state import FastApplyServer
 
 APPLY = "fastApply.apply"
 PREVIEW = "fastApply.preview"
-PROGRESS_EVERY_CHARS = 400
+PROGRESS_EVERY_CHARS = 400  # report at least this often, or on every 5 percentage points
 
 
 class ApplyArgs(msgspec.Struct, forbid_unknown_fields=True):
@@ -134,10 +134,11 @@ class MergeProgress:
 
     def on_delta(self, delta: str) -> None:
         self.merged_chars += len(delta)
-        if self.merged_chars - self.reported_chars < PROGRESS_EVERY_CHARS:
+        percentage = min(99, self.merged_chars * 100 // self.expected_chars)
+        reported = min(99, self.reported_chars * 100 // self.expected_chars)
+        if self.merged_chars - self.reported_chars < PROGRESS_EVERY_CHARS and percentage < reported + 5:
             return
         self.reported_chars = self.merged_chars
-        percentage = min(99, self.merged_chars * 100 // self.expected_chars)
         report = types.WorkDoneProgressReport(
             message=f"{self.merged_chars} characters", percentage=percentage
         )

@@ -109,6 +109,30 @@ async def test_apply_sends_minimal_edits_that_yield_the_merge(client: LanguageCl
     assert apply_edits(ORIGINAL, text_edits) == REWRITE
 
 
+@pytest.mark.parametrize(
+    "case_name",
+    [
+        "py-method-body-replaced",
+        "py-crlf-original",
+        "py-unicode-ellipsis-field-added",
+        "ts-interface-field-added",
+    ],
+)
+async def test_lazy_marker_snippet_yields_the_fixture_merge(
+    client: LanguageClient, tmp_path: Path, case_name: str
+) -> None:
+    await initialize(client)
+    case = load_case(FIXTURES / case_name)
+    uri = (tmp_path / case.path).as_uri()
+    open_document(client, uri, case.original, language_id=case.language)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": case.snippet})
+
+    assert (answer["applied"], answer["status"]) == (True, "ok")
+    [edit] = client.applied_edits
+    assert apply_edits(case.original, edits_for(edit, uri)) == case.expected
+
+
 async def test_apply_uses_a_versioned_document_edit(client: LanguageClient, tmp_path: Path) -> None:
     await initialize(client)
     uri = (tmp_path / "greet.py").as_uri()
@@ -407,6 +431,27 @@ async def test_merges_that_may_use_a_model_report_work_done_progress(
     [reports] = client.progress_reports.values()
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert reports[0].title == "Fast Apply"
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+@pytest.mark.slow
+async def test_local_model_merge_reports_progress_as_it_decodes(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    settings = {"engine": "model", "model": "smollm2-135m", "device": "cpu"}
+    await initialize(client, options={"fastApply": settings})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+
+    assert answer["engine"] == "model"
+    [reports] = client.progress_reports.values()
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    middle = reports[1:-1]
+    assert middle and all(isinstance(r, types.WorkDoneProgressReport) for r in middle)
+    percentages = [r.percentage for r in middle]
+    assert percentages == sorted(percentages) and all(0 < p <= 99 for p in percentages)
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
 
 
