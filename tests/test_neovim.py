@@ -124,6 +124,13 @@ def test_fastapply_from_a_register_rewrites_the_buffer(tmp_path: Path) -> None:
     assert (tmp_path / "greet.py").read_text() == ORIGINAL  # applied to the buffer, not saved
 
 
+def test_fastapply_merges_a_lazy_marker_snippet(tmp_path: Path) -> None:
+    case = load_case(FIXTURES / "py-method-body-replaced")
+    out = run_nvim(tmp_path, "FastApply a", case.snippet, original=case.original)
+    assert out["result"]["applied"] is True
+    assert out["text"] == case.expected
+
+
 def test_fastapply_with_utf16_positions_handles_astral_characters(tmp_path: Path) -> None:
     original = ORIGINAL.replace("name  #", "name  # 😀😀")
     snippet = original.replace("😀 😀", "😀 ok").replace("# 😀😀 café", "# 😀😀 CAFÉ")
