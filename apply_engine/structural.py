@@ -9,7 +9,8 @@ marker text in it and no parse errors the original did not have. Never a wrong "
 step is unsure the result is "ambiguous".
 """
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
 
@@ -26,6 +27,7 @@ from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span
 from apply_engine.structural_outline import PURE_CLOSER, Item, markdown_columns, outline, toml_columns
 
 BOM = "\ufeff"
+FENCE_OPEN = re.compile(r"^\s*```[\w+#.-]*\s*$")
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
 
 
@@ -75,7 +77,9 @@ def merge(original: str, snippet: str, language: str | None = None, path: str | 
 
 def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     source, edit = Source.read(original), Source.read(snippet)
-    if not snippet.strip():
+    if language != "markdown":
+        edit = without_fence(edit)
+    if not "".join(edit.lines).strip():
         return ambiguous(language, "empty_snippet", "the snippet is empty")
     markers = find_markers(edit.lines, source.lines, language)
     if not source.lines or not "".join(source.lines).strip():
@@ -90,6 +94,16 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
 
 def nonblank(lines: list[str]) -> int:
     return sum(1 for line in lines if line.strip())
+
+
+def without_fence(edit: Source) -> Source:
+    """A snippet wrapped in a Markdown code fence (as chat answers are) is read without it."""
+    shown = [k for k, line in enumerate(edit.lines) if line.strip()]
+    if len(shown) < 3 or not FENCE_OPEN.match(edit.lines[shown[0]]) or edit.lines[shown[-1]].strip() != "```":
+        return edit
+    lines = list(edit.lines)
+    lines[shown[0]] = lines[shown[-1]] = ""
+    return replace(edit, lines=lines)
 
 
 def identity() -> Reindent:

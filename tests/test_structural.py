@@ -233,3 +233,10 @@ def test_cli_apply_with_the_structural_engine_writes_the_merge(tmp_path: Path) -
     proc = subprocess.run([*command, "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert out.read_text() == SHAPES.replace("print(circle_area(1.0))", "print(square_area(2))")
+
+
+def test_a_snippet_in_a_markdown_code_fence_merges_without_the_fence() -> None:
+    snippet = "```python\n# ...\ndef main():\n    print(square_area(2))\n```\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "circle_area(1.0))", "square_area(2))"
+    )
