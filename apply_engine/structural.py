@@ -24,7 +24,14 @@ from apply_engine.languages import (
 )
 from apply_engine.markers import is_marker
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
-from apply_engine.structural_outline import PURE_CLOSER, Item, markdown_columns, outline, toml_columns
+from apply_engine.structural_outline import (
+    PURE_CLOSER,
+    Item,
+    markdown_columns,
+    outline,
+    string_columns,
+    toml_columns,
+)
 
 BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*```[\w+#.-]*\s*$")
@@ -121,7 +128,7 @@ def find_markers(snippet_lines: list[str], original_lines: list[str], language: 
 
 
 def columns_of(lines: list[str], language: str) -> list[int]:
-    columns = [column(line) for line in lines]
+    columns = string_columns(lines, [column(line) for line in lines], language)
     if language == "markdown":
         return markdown_columns(lines, columns)
     return toml_columns(lines, columns) if language == "toml" else columns

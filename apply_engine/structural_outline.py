@@ -9,15 +9,15 @@ closer line at its own indent (`}`, `end`, `</div>`). Continuation lines at the 
 """
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
 )
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
-PREFIX = re.compile(
-    r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))"
-)
+PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
 MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
@@ -70,6 +70,37 @@ def toml_columns(lines: list[str], columns: list[int]) -> list[int]:
             virtual.append(0)
         else:
             virtual.append(col + TOML_CONTENT if in_table and col >= 0 else col)
+    return virtual
+
+
+CONTINUED = 1 << 20  # virtual indent of lines inside a multi-line string: part of the line above
+TRIPLE = ('"""', "'''")
+LONG_STRINGS = {
+    "python": re.compile(
+        r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+    ),
+    "javascript": re.compile(
+        r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S
+    ),
+}
+LONG_STRINGS["typescript"] = LONG_STRINGS["tsx"] = LONG_STRINGS["javascript"]
+
+
+def string_columns(lines: list[str], columns: list[int], language: str) -> list[int]:
+    """Lines inside a multi-line string (docstring, template literal) continue the line it opens on."""
+    pattern = LONG_STRINGS.get(language)
+    text = "\n".join(lines)
+    if pattern is None or not any(quote in text for quote in (*TRIPLE, "`")):
+        return columns
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    virtual = list(columns)
+    for found in pattern.finditer(text):
+        token = found.group()
+        if not token.startswith((*TRIPLE, "`")) or "\n" not in token:
+            continue
+        first, last = bisect_right(starts, found.start()) - 1, bisect_right(starts, found.end() - 1) - 1
+        for k in range(first + 1, last + 1):
+            virtual[k] = CONTINUED if columns[k] >= 0 else -1
     return virtual
 
 

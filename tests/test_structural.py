@@ -240,3 +240,9 @@ def test_a_snippet_in_a_markdown_code_fence_merges_without_the_fence() -> None:
     assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
         "circle_area(1.0))", "square_area(2))"
     )
+
+
+def test_lines_of_a_multiline_string_at_column_zero_stay_inside_their_function() -> None:
+    original = 'def f():\n    sql = """\nSELECT 1\nFROM t\n"""\n    return sql\n\n\ndef g():\n    return 2\n'
+    snippet = '# ...\ndef f():\n    sql = """\nSELECT 2\nFROM t\n"""\n    return sql\n\n# ...\n'
+    assert merged(original, snippet, language="python") == original.replace("SELECT 1", "SELECT 2")
