@@ -30,6 +30,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -751,7 +752,7 @@ def run_server(
         timeout=timeout,
         workers=workers,
         processes=processes,
-        model_name=model,
+        model_name=Path(model).name if model else None,  # an alias, or a directory's name, never its path
     )
     config = EngineConfig(model=model, draft_model=draft_model, device=device, dtype=dtype)  # type: ignore[arg-type]
     app = create_app(Engine(config), settings)
