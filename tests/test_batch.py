@@ -1,6 +1,7 @@
 """Batch apply: paths stay inside the repo, bad files are never written, reruns change nothing."""
 
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -438,3 +439,39 @@ def test_empty_snippets_and_directories_fail_and_create_nothing(repo: Path) -> N
     assert statuses(report) == ["failed", "failed", "failed"]
     assert [p.reasons[0].code for p in report.patches] == ["bad_input", "bad_input", "unreadable_file"]
     assert sorted(files_of(repo)) == ["src/geometry.py", "src/other.py"]
+
+
+def test_on_a_terminal_progress_is_a_bar_and_off_it_plain_lines(repo: Path, tmp_path: Path) -> None:
+    patches = write_jsonl(tmp_path / "p.jsonl", [{"path": "src/other.py", "snippet": "x = 2\n"}])
+    command = [
+        sys.executable,
+        "-m",
+        "apply_engine.cli",
+        "batch",
+        str(patches),
+        "--repo",
+        str(repo),
+        "--dry-run",
+    ]
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=follower) as process:
+        os.close(follower)
+        on_terminal = read_all(leader)
+        assert process.wait(timeout=60) == 0
+    plain = subprocess.run(command, capture_output=True, timeout=60).stderr.decode()
+    assert "merging" in on_terminal and "1/1" in on_terminal and "1 would apply" in on_terminal
+    assert plain.splitlines()[0].split() == ["applied", "src/other.py"] and "merging" not in plain
+
+
+def read_all(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode(errors="replace")
