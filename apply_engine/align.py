@@ -376,7 +376,10 @@ class Aligner:
         if paired is None:
             return None
         ops += paired + self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept]
-        ops += self.inserts(middle, reindent) + self.inserts(new_last, reindent)
+        after_kept = [*middle, *new_last]
+        if kept and after_kept and after_kept[0].lead == after_kept[0].start:
+            ops.append(Copy(kept[-1].lead, kept[-1].start))  # the spacing its original siblings have
+        ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:
             return None
