@@ -27,6 +27,7 @@ from apply_engine.structural_outline import Item
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
+TERMINATORS = frozenset({"return", "raise", "throw"})
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
@@ -420,6 +421,9 @@ class Aligner:
         key = self.snippet.key(s_item)
         if key != s_header:
             return key == self.original.key(o_item)
+        s_word, o_word = s_header.split()[:1], o_header.split()[:1]
+        if s_word and s_word == o_word and s_word[0] in TERMINATORS:
+            return True  # a second `return` next to the first would be dead code: it is an edit
         if COMMENT_START.match(s_header) or not (s_item.children and o_item.children):
             return False
         if s_header.split()[:1] != o_header.split()[:1]:

@@ -246,3 +246,10 @@ def test_lines_of_a_multiline_string_at_column_zero_stay_inside_their_function()
     original = 'def f():\n    sql = """\nSELECT 1\nFROM t\n"""\n    return sql\n\n\ndef g():\n    return 2\n'
     snippet = '# ...\ndef f():\n    sql = """\nSELECT 2\nFROM t\n"""\n    return sql\n\n# ...\n'
     assert merged(original, snippet, language="python") == original.replace("SELECT 1", "SELECT 2")
+
+
+def test_a_changed_last_return_after_a_marker_replaces_the_old_one() -> None:
+    snippet = "def square_area(side):\n    # ... existing code ...\n    return abs(side) * abs(side)\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "side * side", "abs(side) * abs(side)"
+    )
