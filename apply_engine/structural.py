@@ -151,7 +151,7 @@ def plan_lines(
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
-        attempts.reverse()
+        attempts = [fragment_then_top, inside_container, at_top]
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
         if ops is not None:
@@ -196,6 +196,31 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
         return None
     head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
     return [head, *ops, tail]
+
+
+def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
+    """`members of a class, its closing brace, then top-level code`: the members are aligned inside
+    the one top-level item that holds them, the rest after it."""
+    lines = aligner.snippet.lines
+    shown = [k for k, item in enumerate(s_tree) if not item.marker]
+    top = [k for k in shown if column(lines[s_tree[k].header]) <= 0]
+    if not top or top[0] == shown[0] or not PURE_CLOSER.match(lines[s_tree[top[0]].header].strip()):
+        return None
+    fragment, rest = s_tree[: top[0]], s_tree[top[0] + 1 :]
+    container = find_container(o_tree, fragment, aligner)
+    position = next((k for k, item in enumerate(o_tree) if item is container), None)
+    if container is None or position is None:
+        return None
+    aligner.rewrite = False
+    inner = aligner.level(container.children, fragment, identity(), top=True)
+    if inner is None:
+        return None
+    after = o_tree[position + 1 :]
+    head, closer = Copy(0, container.children[0].lead), Copy(container.children[-1].end, container.end)
+    if not after or all(item.marker for item in rest):
+        return [head, *inner, closer, Copy(container.end, size)]
+    outer = aligner.level(after, rest, identity(), top=True)
+    return None if outer is None else [head, *inner, closer, *outer, Copy(o_tree[-1].end, size)]
 
 
 def without_outer_closers(s_tree: list[Item], lines: list[str]) -> list[Item]:

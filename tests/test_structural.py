@@ -253,3 +253,13 @@ def test_a_changed_last_return_after_a_marker_replaces_the_old_one() -> None:
     assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
         "side * side", "abs(side) * abs(side)"
     )
+
+
+def test_class_members_then_top_level_code_merge_at_both_levels() -> None:
+    original = (
+        "class Cart {\n  add(item) {\n    this.items.push(item);\n  }\n\n  total() {\n    return 0;\n  }\n}\n\n"
+        "module.exports = Cart;\n\nconst TAX = 0.2;\n"
+    )
+    snippet = "  // ...\n  total() {\n    return 1;\n  }\n}\n\n// ...\nconst TAX = 0.25;\n"
+    expected = original.replace("return 0;", "return 1;").replace("0.2;", "0.25;")
+    assert merged(original, snippet, language="javascript") == expected
