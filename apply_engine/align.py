@@ -274,9 +274,17 @@ class Aligner:
                 found[s] = same_text[s_text[text].index(s)]
                 continue
             candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
+            if len(candidates) > 1 and item.children:
+                candidates = [o for o in candidates if self.same_first_child(item, o_items[o])]
             if len(candidates) == 1:
                 found[s] = candidates[0]
         return found
+
+    def same_first_child(self, s_item: Item, o_item: Item) -> bool:
+        """Twins by header (`[[bin]]`, `- name:`) told apart by their first line inside."""
+        if not o_item.children or s_item.children[0].marker:
+            return False
+        return self.snippet.text(s_item.children[0]) == self.original.text(o_item.children[0])
 
     @staticmethod
     def group(
