@@ -24,15 +24,18 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from apply_engine.batch_io import (
+    DirectoryBusy,
     TextFile,
     atomic_write_bytes,
     decode_text,
+    directory_lock,
     encode_text,
     fsync_dir,
     remove_stale_temps,
@@ -45,6 +48,7 @@ DONE_STATUSES = ("applied", "unchanged")
 REQUESTS_PER_SERVER = 4  # concurrent HTTP merges per `fastapply serve` URL
 SERVER_TIMEOUT_S = 600.0
 EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+LOCK_WAIT_S = 5.0  # how long a run waits for another run (or a killed run's dying workers) to let go
 TASKS_PER_WORKER = 8  # pool chunks per worker: small enough to balance, large enough to amortize IPC
 
 if TYPE_CHECKING:
@@ -539,32 +543,55 @@ def apply_patches(
         raise InputError(f"repository {str(repo)!r} is not a directory", field="repo")
     # 1. read the patches; malformed entries are already reports
     entries = load_patches(patches) if isinstance(patches, str | Path) else list(patches)
-    # 2. resolve paths, refuse dirty files, group by file
-    dirty = dirty_files(root) if require_clean else None
-    file_jobs, reports = plan_files(entries, root, dry_run, dirty)
-    if on_file is not None:
-        for report in reports:
-            on_file(FileOutcome([report]))
-    # 3. temp files of a killed run are never content
-    if not dry_run:
-        for directory in {Path(job.target).parent for job in file_jobs if Path(job.target).parent.is_dir()}:
+    try:
+        # 2. one writing run per repository at a time (a dry run writes nothing and takes no lock)
+        with nullcontext() if dry_run else directory_lock(root, LOCK_WAIT_S):
+            # 3. resolve paths, refuse dirty files, group by file
+            dirty = dirty_files(root) if require_clean else None
+            file_jobs, reports = plan_files(entries, root, dry_run, dirty)
+            for report in reports:
+                notify(on_file, FileOutcome([report]))
+            # 4. temp files of a killed run are never content
+            if not dry_run:
+                remove_temps_beside(file_jobs)
+            # 5. merge and write, file by file; fsync the directories
+            outcomes = run_files(file_jobs, jobs, engine, model, device, list(server_urls))
+            diffs = collect(outcomes, reports, on_file)
+    except DirectoryBusy:
+        raise InputError(
+            f"another fastapply batch is writing under {root}; wait for it", field="repo"
+        ) from None
+    reports.sort(key=lambda r: r.index)
+    summary = summarize(reports, len(file_jobs), time.perf_counter() - start, dry_run)
+    return BatchReport(summary, reports, dict(sorted(diffs.items())))
+
+
+def remove_temps_beside(file_jobs: list[FileJob]) -> None:
+    for directory in {Path(job.target).parent for job in file_jobs}:
+        if directory.is_dir():
             remove_stale_temps(directory)
-    # 4. merge and write, file by file
+
+
+def notify(on_file: Callable[[FileOutcome], None] | None, outcome: FileOutcome) -> None:
+    if on_file is not None:
+        on_file(outcome)
+
+
+def collect(
+    outcomes: Iterator[FileOutcome], reports: list[PatchReport], on_file: Callable[[FileOutcome], None] | None
+) -> dict[str, str]:
+    """Gather the reports (into `reports`) and diffs; then make the renames durable, one fsync per directory."""
     diffs, written = {}, set()
-    for outcome in run_files(file_jobs, jobs, engine, model, device, list(server_urls)):
+    for outcome in outcomes:
         reports.extend(outcome.reports)
         if outcome.diff:
             diffs[outcome.reports[0].path] = outcome.diff
         if outcome.written_dir:
             written.add(outcome.written_dir)
-        if on_file is not None:
-            on_file(outcome)
-    # 5. make the renames durable: one fsync per directory written to
+        notify(on_file, outcome)
     for directory in written:
         fsync_dir(Path(directory))
-    reports.sort(key=lambda r: r.index)
-    summary = summarize(reports, len(file_jobs), time.perf_counter() - start, dry_run)
-    return BatchReport(summary, reports, dict(sorted(diffs.items())))
+    return diffs
 
 
 # -- the `fastapply batch` command --------------------------------------------------------------

@@ -5,13 +5,18 @@ Invariants:
     it, gives it the old file's mode (or the umask default for a new file), renames it over the target
     and fsyncs the directory (or leaves that to the caller, who syncs each directory once for many
     files: the rename is atomic without it; the directory fsync makes it survive a power loss). A reader, or a crash at any instant, sees the whole old or the whole new file.
-  - A temp file left by a killed run is never content: `remove_stale_temps` deletes them.
+  - A temp file left by a killed run is never content: `remove_stale_temps` deletes them. Runs that
+    write under one directory hold `directory_lock` on it, so no run deletes another's live temp file.
   - `decode_text` / `encode_text` round-trip a UTF-8 file byte for byte: the BOM and CRLF line endings
     are taken off for merging and put back on writing.
 """
 
+import fcntl
 import os
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import msgspec
@@ -65,6 +70,33 @@ def atomic_write_bytes(path: Path, data: bytes, sync_dir: bool = True) -> None:
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+class DirectoryBusy(Exception):
+    """Another process holds `directory_lock` on the directory."""
+
+
+@contextmanager
+def directory_lock(directory: Path, wait_s: float = 0.0) -> Iterator[None]:
+    """Hold an exclusive flock on `directory` itself; DirectoryBusy when another holder keeps it for
+    `wait_s`. The kernel drops the lock when its holder dies, so a killed run never leaves it behind."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        take_flock(fd, time.monotonic() + wait_s, directory)
+        yield
+    finally:
+        os.close(fd)
+
+
+def take_flock(fd: int, deadline: float, directory: Path) -> None:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise DirectoryBusy(str(directory)) from None
+            time.sleep(0.05)
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:

@@ -10,9 +10,11 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
+from apply_engine import batch
 from apply_engine.batch import BatchReport, Patch, apply_patches, resolve_inside
-from apply_engine.batch_io import TEMP_SUFFIX
+from apply_engine.batch_io import TEMP_SUFFIX, directory_lock
 from apply_engine.cli import app
+from apply_engine.errors import InputError
 from apply_engine.fixtures import load_cases
 from apply_engine.structural import merge
 
@@ -475,3 +477,15 @@ def read_all(fd: int) -> str:
         chunks.append(chunk)
     os.close(fd)
     return b"".join(chunks).decode(errors="replace")
+
+
+def test_a_second_writing_run_on_the_same_repo_is_refused(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch, "LOCK_WAIT_S", 0.2)
+    patch = Patch(0, "test", "src/other.py", "x = 2\n")
+    with directory_lock(repo.resolve()):
+        with pytest.raises(InputError, match="another fastapply batch"):
+            apply_patches([patch], repo, jobs=1)
+        assert statuses(apply_patches([patch], repo, jobs=1, dry_run=True)) == ["applied"]
+    assert statuses(apply_patches([patch], repo, jobs=1)) == ["applied"]
