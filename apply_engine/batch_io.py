@@ -4,7 +4,8 @@ Invariants:
   - `atomic_write` writes a temp file in the target's directory (named `.NAME.*.fastapply-tmp`), fsyncs
     it, gives it the old file's mode (or the umask default for a new file), renames it over the target
     and fsyncs the directory (or leaves that to the caller, who syncs each directory once for many
-    files: the rename is atomic without it; the directory fsync makes it survive a power loss). A reader, or a crash at any instant, sees the whole old or the whole new file.
+    files: the rename is atomic without it; the directory fsync makes it survive a power loss).
+    A reader, or a crash at any instant, sees the whole old or the whole new file.
   - A temp file left by a killed run is never content: `remove_stale_temps` deletes them. Runs that
     write under one directory hold `directory_lock` on it, so no run deletes another's live temp file.
   - `decode_text` / `encode_text` round-trip a UTF-8 file byte for byte: the BOM and CRLF line endings
