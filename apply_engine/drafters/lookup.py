@@ -7,6 +7,7 @@ output as it grows, so a proposal costs O(max_n) dictionary probes, never a scan
 from collections.abc import Sequence
 
 Ngram = tuple[int, ...]
+SEPARATOR = -1  # ends the source in the index: no continuation runs from the source into the output
 
 
 class NgramIndex:
@@ -62,8 +63,7 @@ class LookupDrafter:
     name = "lookup"
 
     def __init__(self, source: Sequence[int], min_n: int = 2, max_n: int = 6) -> None:
-        self.index = NgramIndex(source, min_n, max_n)
-        self.source_len = len(source)
+        self.index = NgramIndex([*source, SEPARATOR], min_n, max_n)
         self.seen = 0  # output tokens already added to the index
 
     def propose(self, context: Sequence[int], k: int) -> list[int]:
@@ -74,4 +74,5 @@ class LookupDrafter:
         self.seen = len(context)
         if end is None:
             return []
-        return self.index.tokens[end : end + k]
+        proposal = self.index.tokens[end : end + k]
+        return proposal[: proposal.index(SEPARATOR)] if SEPARATOR in proposal else proposal

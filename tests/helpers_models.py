@@ -1,0 +1,63 @@
+"""Tiny random-weight causal LMs with the SmolLM2 tokenizer, and a Markov-chain target for sampling."""
+
+import torch
+
+from apply_engine.models import gguf_to_cached_dir, resolve_model_path
+
+VOCAB = 49152  # SmolLM2's tokenizer
+
+
+def smollm2_tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(gguf_to_cached_dir(resolve_model_path("smollm2-135m")))
+
+
+def tiny_model(kind: str = "llama", seed: int = 0, init_range: float = 0.02) -> torch.nn.Module:
+    """A 2-layer model of the given architecture over the SmolLM2 vocabulary, fp32, eval mode.
+
+    A larger `init_range` makes its distributions peakier (and its greedy output repetitive).
+    """
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    common = dict(
+        vocab_size=VOCAB,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        initializer_range=init_range,
+        bos_token_id=1,
+        eos_token_id=2,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    if kind == "llama":
+        model = LlamaForCausalLM(LlamaConfig(**common))
+    else:
+        model = Qwen2ForCausalLM(Qwen2Config(**common))
+    return model.float().eval()
+
+
+class MarkovTarget:
+    """A target whose next-token logits depend only on the last token: exact probabilities known."""
+
+    def __init__(self, logits_table: torch.Tensor) -> None:
+        self.table = logits_table  # [vocab, vocab]: row = last token
+        self.tokens: list[int] = []
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def reset(self) -> None:
+        self.tokens = []
+
+    def forward(self, tokens: list[int]) -> torch.Tensor:
+        self.tokens += tokens
+        return self.table[tokens]  # [n, vocab]
+
+    def crop(self, length: int) -> None:
+        del self.tokens[length:]
