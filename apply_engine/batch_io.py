@@ -27,7 +27,8 @@ BOM = "\ufeff"
 
 
 class TextFile(msgspec.Struct, frozen=True):
-    """A decoded file: `text` has LF line endings when `crlf`, and no BOM."""
+    """A decoded file without its BOM. `crlf`: every line ended in CRLF (and no other CR was there);
+    `text` then has LF endings. Mixed or CR-only endings are left in `text` as they are."""
 
     text: str
     bom: bool = False
@@ -121,7 +122,7 @@ def decode_text(data: bytes) -> TextFile:
     bom = text.startswith(BOM)
     if bom:
         text = text[1:]
-    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n") == text.count("\r")
     if crlf:
         text = text.replace("\r\n", "\n")
     return TextFile(text=text, bom=bom, crlf=crlf)

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from apply_engine import batch
 from apply_engine.batch import BatchReport, Patch, apply_patches, resolve_inside
-from apply_engine.batch_io import TEMP_SUFFIX, directory_lock
+from apply_engine.batch_io import TEMP_SUFFIX, decode_text, directory_lock, encode_text
 from apply_engine.cli import app
 from apply_engine.errors import InputError
 from apply_engine.fixtures import load_cases
@@ -489,3 +491,11 @@ def test_a_second_writing_run_on_the_same_repo_is_refused(
             apply_patches([patch], repo, jobs=1)
         assert statuses(apply_patches([patch], repo, jobs=1, dry_run=True)) == ["applied"]
     assert statuses(apply_patches([patch], repo, jobs=1)) == ["applied"]
+
+
+@given(st.lists(st.sampled_from(["a", "é", "\n", "\r\n", "\r", " ", "\ufeff", "…"])), st.booleans())
+def test_decode_then_encode_gives_back_the_same_bytes(pieces: list[str], bom: bool) -> None:
+    data = (("\ufeff" if bom else "") + "".join(pieces)).encode()
+    decoded = decode_text(data)
+    assert encode_text(decoded.text, decoded) == data
+    assert not decoded.crlf or "\r\n" not in decoded.text
