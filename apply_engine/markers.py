@@ -29,11 +29,23 @@ PHRASE = re.compile(
     rf"no changes?|not shown)\b",
     re.IGNORECASE,
 )
+LEADING_PHRASE = re.compile(r"^(existing|remaining|previous) \w+", re.I)  # "existing JSX", "remaining props"
 WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc)\b", re.I)
 SHORT_COMMENT_WORDS = 9
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
 BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
+
+
+INLINE_MARKER = re.compile(
+    rf"(/\*+|//+|#|<!--|\{{/\*)\s*({ELLIPSIS}|existing code|rest of (the )?\w+|remaining code|unchanged)",
+    re.I,
+)
+
+
+def has_inline_marker(line: str) -> bool:
+    """A line of code that carries an elision comment (`function f() { /* ... */ }`)."""
+    return bool(INLINE_MARKER.search(line))
 
 
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
@@ -65,4 +77,5 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return True
     if HAS_ELLIPSIS.search(body):
         return bool(WEAK_PHRASE.search(body) or PHRASE.search(body))
-    return len(body.split()) <= SHORT_COMMENT_WORDS and bool(PHRASE.search(body))
+    short = len(body.split()) <= SHORT_COMMENT_WORDS
+    return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))

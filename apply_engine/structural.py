@@ -22,7 +22,7 @@ from apply_engine.languages import (
     has_parse_errors,
     line_comment_prefixes,
 )
-from apply_engine.markers import is_marker
+from apply_engine.markers import has_inline_marker, is_marker
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     PURE_CLOSER,
@@ -274,9 +274,12 @@ def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: 
     """4. render the plan; 5. check it (marker text, new parse errors)."""
     plan = SpanWriter(source, edit).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
-    for op in ops:
-        if isinstance(op, Insert) and any(k in markers for k in range(op.start, op.end)):
-            return ambiguous(language, "marker_in_output", "a marker would be written into the file")
+    inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
+    if any(k in markers for k in inserted):
+        return ambiguous(language, "marker_in_output", "a marker would be written into the file")
+    inline = [edit.lines[k].strip() for k in inserted if has_inline_marker(edit.lines[k])]
+    if inline and not set(inline) <= {line.strip() for line in source.lines}:
+        return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
     if not parse_errors(source.raw.removeprefix(BOM), language) and parse_errors(
         merged.removeprefix(BOM), language
     ):

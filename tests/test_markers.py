@@ -3,7 +3,7 @@
 import pytest
 
 from apply_engine.languages import has_block_comments, line_comment_prefixes
-from apply_engine.markers import is_marker
+from apply_engine.markers import has_inline_marker, is_marker
 
 MARKERS = [
     ("python", "# ... existing code ..."),
@@ -22,6 +22,7 @@ MARKERS = [
     ("javascript", "/* ... */"),
     ("javascript", "{/* ... rest of component ... */}"),
     ("tsx", "      {/* ... existing JSX ... */}"),
+    ("tsx", "      {/* existing JSX */}"),
     ("typescript", "// same as before"),
     ("go", "\t// ..."),
     ("rust", "// ... other impls ..."),
@@ -71,6 +72,21 @@ def test_marker_lines_are_markers(language: str, line: str) -> None:
 @pytest.mark.parametrize(("language", "line"), NOT_MARKERS)
 def test_code_and_ordinary_comments_are_not_markers(language: str, line: str) -> None:
     assert not detect(language, line)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("function load() { /* ... */ }", True),
+        ("<ul>{/* ... */}</ul>", True),
+        ("x = 1  # rest of the logic below", True),
+        ("x = 1  # the counter", False),
+        ("a = b // c", False),
+        ('url = "http://example.com"', False),
+    ],
+)
+def test_elision_comments_at_the_end_of_code_lines(line: str, expected: bool) -> None:
+    assert has_inline_marker(line) == expected
 
 
 def test_a_hash_is_not_a_comment_in_javascript() -> None:

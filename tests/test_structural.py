@@ -263,3 +263,9 @@ def test_class_members_then_top_level_code_merge_at_both_levels() -> None:
     snippet = "  // ...\n  total() {\n    return 1;\n  }\n}\n\n// ...\nconst TAX = 0.25;\n"
     expected = original.replace("return 0;", "return 1;").replace("0.2;", "0.25;")
     assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_body_elided_inline_never_replaces_the_body() -> None:
+    original = "function load() {\n  const a = 1;\n  return a;\n}\n\nfunction save() {\n  return 2;\n}\n"
+    snippet = "function load() { /* ... */ }\n\nfunction save() {\n  return 3;\n}\n"
+    assert ambiguous(original, snippet, language="javascript").reasons[0].code == "marker_in_output"
