@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from apply_engine.batch_io import (
+    TEMP_SUFFIX,
     DirectoryBusy,
     TextFile,
     atomic_write_bytes,
@@ -200,6 +201,8 @@ def resolve_inside(root: Path, rel: str) -> Path:
         raise ValueError(f"path {rel!r} contains '..'")
     if ".git" in parts:
         raise ValueError(f"path {rel!r} is inside .git")
+    if rel.endswith(TEMP_SUFFIX):
+        raise ValueError(f"path {rel!r} names a fastapply temp file, which the next run deletes")
     target = (root / rel).resolve()
     if not target.is_relative_to(root) or target == root:
         raise ValueError(f"path {rel!r} resolves outside the repository (through a symlink) to {target}")
@@ -494,7 +497,7 @@ def plan_files(
         try:
             target = resolve_inside(root, entry.path)
         except ValueError as exc:
-            reports.append(failed(entry, "path_outside_repo", str(exc), status="rejected_path"))
+            reports.append(failed(entry, "unsafe_path", str(exc), status="rejected_path"))
             continue
         if dirty is not None and target in dirty:
             reports.append(

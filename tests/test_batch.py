@@ -80,16 +80,17 @@ def test_rerun_reports_unchanged_and_rewrites_nothing(repo: Path, tmp_path: Path
         ".git/config",
         "",
         "link/escape.py",
+        f"src/.geometry.py.x{TEMP_SUFFIX}",
     ],
 )
-def test_paths_leaving_the_repo_are_rejected(repo: Path, tmp_path: Path, path: str) -> None:
+def test_paths_outside_the_repo_or_reserved_are_rejected(repo: Path, tmp_path: Path, path: str) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (repo / "link").symlink_to(outside)
     before = files_of(tmp_path)
     report = apply_patches([Patch(0, "test", path, "print('pwned')\n")], repo, jobs=1)
     assert statuses(report) == ["rejected_path"]
-    assert report.patches[0].reasons[0].code == "path_outside_repo"
+    assert report.patches[0].reasons[0].code == "unsafe_path"
     assert files_of(tmp_path) == before
 
 
