@@ -27,6 +27,40 @@ from apply_engine.structural_outline import Item
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
+NAME = re.compile(r"[A-Za-z_$][\w$]*")
+REMOVAL_NOISE = frozenset(
+    [
+        "remove",
+        "removed",
+        "delete",
+        "deleted",
+        "drop",
+        "dropped",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "old",
+        "unused",
+        "legacy",
+        "function",
+        "method",
+        "class",
+        "field",
+        "import",
+        "property",
+        "block",
+        "section",
+        "rule",
+        "key",
+        "entry",
+        "line",
+        "handler",
+        "route",
+        "here",
+    ]
+)
 TERMINATORS = frozenset({"return", "raise", "throw"})
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 PARAGRAPH = re.compile(r"^[\w\"'(]")
@@ -312,7 +346,7 @@ class Aligner:
         matches = self.match(o_items, s_items)
         if matches is None:
             return None
-        if top and not matches:
+        if top and not matches and not any(item.removal for item in s_items):
             return self.append(o_items, s_items)
         anchors = sorted(matches.items())
         if anchors:
@@ -349,6 +383,9 @@ class Aligner:
         self, o_gap: list[Item], s_gap: list[Item], reindent: Reindent, edge: str | None
     ) -> list[Op] | None:
         """Ops for the snippet items between two anchors and the original items between theirs."""
+        removals = [item for item in s_gap if item.removal]
+        if removals:
+            return self.remove(o_gap, [item for item in s_gap if not item.removal], removals, reindent, edge)
         parts: list[list[Item]] = [[]]
         for item in hoist_markers(s_gap):
             if item.marker:
@@ -402,6 +439,24 @@ class Aligner:
                 return None
             ops += paired
         return ops
+
+    def remove(
+        self, o_gap: list[Item], s_gap: list[Item], removals: list[Item], reindent: Reindent, edge: str | None
+    ) -> list[Op] | None:
+        """`// removed: name` deletes the original item it names; without markers around, the
+        whole gap is the explicit deletion."""
+        names = {
+            word for item in removals for word in NAME.findall(self.snippet.lines[item.header])
+        } - REMOVAL_NOISE
+        named = [item for item in o_gap if names & set(NAME.findall(self.original.lines[item.header]))]
+        if not any(item.marker for item in s_gap) and edge is None and (named or not names):
+            return self.inserts(s_gap, reindent)
+        if len(named) != 1:
+            self.fail(
+                "unmatched_removal", "a removal comment names no single original item here", removals[0]
+            )
+            return None
+        return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge)
 
     def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]]:
         """(k, modified): snippet items from k on edit the original items from the start, pairwise,

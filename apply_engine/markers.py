@@ -48,6 +48,23 @@ def has_inline_marker(line: str) -> bool:
     return bool(INLINE_MARKER.search(line))
 
 
+REMOVAL = re.compile(
+    r"^((removed|deleted)\b|(remove|delete)d?:|(remove|delete|drop) (the )?([\w.()]+ )?"
+    r"(function|method|class|field|import|property|block|section|rule|key|entry|line|handler|route)s?\b"
+    r"|.*\b(removed|deleted)\W*$)",
+    re.I,
+)
+REMOVAL_WORDS = 10
+
+
+def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
+    """True when `line` says the code that stood here is deleted (`// removed: legacyInit()`)."""
+    body = comment_body(line, line_comments, block_comments)
+    if body is None or len(body.split()) > REMOVAL_WORDS:
+        return False
+    return bool(REMOVAL.match(body.strip(".… ")))
+
+
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
     """The text inside a whole-line comment, or None when the line is not only a comment."""
     text = line.strip()

@@ -22,7 +22,7 @@ from apply_engine.languages import (
     has_parse_errors,
     line_comment_prefixes,
 )
-from apply_engine.markers import has_inline_marker, is_marker
+from apply_engine.markers import has_inline_marker, is_marker, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     PURE_CLOSER,
@@ -127,6 +127,24 @@ def find_markers(snippet_lines: list[str], original_lines: list[str], language: 
     return {k for k in candidates if snippet_lines[k].strip() not in present}
 
 
+def find_removals(
+    snippet_lines: list[str], original_lines: list[str], language: str, markers: set[int]
+) -> frozenset[int]:
+    """Comments saying the code that stood there is deleted. One directly above code describes that
+    code instead, and one the original has is content."""
+    comments, block = line_comment_prefixes(language), has_block_comments(language)
+    found = set()
+    for k, line in enumerate(snippet_lines):
+        if k in markers or not is_removal(line, comments, block):
+            continue
+        below = snippet_lines[k + 1] if k + 1 < len(snippet_lines) else ""
+        if below.strip() and column(below) >= column(line) and k + 1 not in markers:
+            continue
+        found.add(k)
+    present = {line.strip() for line in original_lines} if found else set()
+    return frozenset(k for k in found if snippet_lines[k].strip() not in present)
+
+
 def columns_of(lines: list[str], language: str) -> list[int]:
     columns = string_columns(lines, [column(line) for line in lines], language)
     if language == "markdown":
@@ -143,7 +161,9 @@ def plan_lines(
     original = analyse(source.raw, language)
     o_columns, o_tree = original.columns, original.tree
     s_columns = columns_of(edit.lines, language)
-    s_tree = outline(edit.lines, s_columns, markers)
+    s_tree = outline(
+        edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
+    )
     snippet_unit = indent_unit(edit.lines) or original.unit or DEFAULT_UNIT
     units = (snippet_unit, original.unit or snippet_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)

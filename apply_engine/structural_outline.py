@@ -30,6 +30,7 @@ class Item:
     header: int
     end: int
     marker: bool = False
+    removal: bool = False  # a marker that says the code that stood here is deleted
     closer: bool = False
     children: list["Item"] = field(default_factory=list)
 
@@ -107,7 +108,8 @@ def string_columns(lines: list[str], columns: list[int], language: str) -> list[
 class Outliner:
     """Builds the item tree of one file; `markers` are line indices that never own children."""
 
-    def __init__(self, lines: list[str], columns: list[int], markers: set[int]) -> None:
+    def __init__(self, lines: list[str], columns: list[int], markers: set[int], removals: set[int]) -> None:
+        self.removals = removals
         self.lines = lines
         self.columns = columns
         self.markers = markers
@@ -127,8 +129,8 @@ class Outliner:
         return attach_prefixes(items, self.lines, self.columns)
 
     def item(self, lead: int, i: int, hi: int) -> Item:
-        if i in self.markers:
-            return Item(lead, i, i, i + 1, marker=True)
+        if i in self.markers or i in self.removals:
+            return Item(lead, i, i, i + 1, marker=True, removal=i in self.removals)
         base = self.columns[i]
         j = i + 1
         closer = False
@@ -167,12 +169,14 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
             and PREFIX.match(lines[above.header].strip())
         ):
             joined[-1] = Item(
-                above.lead, above.start, item.header, item.end, False, item.closer, item.children
+                above.lead, above.start, item.header, item.end, closer=item.closer, children=item.children
             )
         else:
             joined.append(item)
     return joined
 
 
-def outline(lines: list[str], columns: list[int], markers: set[int]) -> list[Item]:
-    return Outliner(lines, columns, markers).items(0, len(lines))
+def outline(
+    lines: list[str], columns: list[int], markers: set[int], removals: frozenset[int] = frozenset()
+) -> list[Item]:
+    return Outliner(lines, columns, markers, set(removals)).items(0, len(lines))

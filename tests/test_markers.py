@@ -3,7 +3,7 @@
 import pytest
 
 from apply_engine.languages import has_block_comments, line_comment_prefixes
-from apply_engine.markers import has_inline_marker, is_marker
+from apply_engine.markers import has_inline_marker, is_marker, is_removal
 
 MARKERS = [
     ("python", "# ... existing code ..."),
@@ -91,3 +91,19 @@ def test_elision_comments_at_the_end_of_code_lines(line: str, expected: bool) ->
 
 def test_a_hash_is_not_a_comment_in_javascript() -> None:
     assert not detect("javascript", "# ... existing code ...")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("# removed: legacy_init()", True),
+        ("// deleted the parse function", True),
+        ("// remove the helper function", True),
+        ("# old_handler removed", True),
+        ("# Remove duplicates", False),
+        ("// delete temp files before exit", False),
+        ("x = remove(y)", False),
+    ],
+)
+def test_removal_comments(line: str, expected: bool) -> None:
+    assert is_removal(line) == expected

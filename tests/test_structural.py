@@ -269,3 +269,21 @@ def test_a_body_elided_inline_never_replaces_the_body() -> None:
     original = "function load() {\n  const a = 1;\n  return a;\n}\n\nfunction save() {\n  return 2;\n}\n"
     snippet = "function load() { /* ... */ }\n\nfunction save() {\n  return 3;\n}\n"
     assert ambiguous(original, snippet, language="javascript").reasons[0].code == "marker_in_output"
+
+
+def test_a_removal_comment_between_markers_deletes_the_item_it_names() -> None:
+    snippet = "# ... existing code ...\n\n# removed: square_area\n\n# ... existing code ...\n"
+    expected = SHAPES.replace("def square_area(side):\n    return side * side\n\n\n", "")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_a_removal_comment_naming_nothing_there_is_ambiguous() -> None:
+    snippet = "# ... existing code ...\n\n# removed: cube_volume\n\n# ... existing code ...\n"
+    assert ambiguous(SHAPES, snippet, language="python").reasons[0].code == "unmatched_removal"
+
+
+def test_a_comment_describing_the_code_below_it_is_not_a_removal() -> None:
+    snippet = "# ...\ndef main():\n    # remove the old line\n    print(2)\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "    print(circle_area(1.0))\n", "    # remove the old line\n    print(2)\n"
+    )
