@@ -607,6 +607,7 @@ class ProgressLines:
         self.total = total
         self.counts = {"done": 0, "failed": 0, "ambiguous": 0}
         self.tokens_per_s: list[float] = []
+        self.seen: list[PatchReport] = []
         self.bar = None
 
     def __enter__(self) -> "ProgressLines":
@@ -630,6 +631,7 @@ class ProgressLines:
             self.bar.__exit__(*exc)
 
     def __call__(self, outcome: FileOutcome) -> None:
+        self.seen.extend(outcome.reports)
         for report in outcome.reports:
             key = "done" if report.status in DONE_STATUSES else report.status
             self.counts["failed" if key == "rejected_path" else key] += 1
@@ -688,8 +690,10 @@ def run_batch_cli(
     if engine == "model" and model is None and not server_urls:
         raise InputError("--engine model needs --model or --server-url", field="engine")
     entries = load_patches(patches)
+    start = time.perf_counter()
+    progress = ProgressLines(len(entries))
     try:
-        with ProgressLines(len(entries)) as progress:
+        with progress:
             result = apply_patches(
                 entries,
                 repo,
@@ -703,10 +707,31 @@ def run_batch_cli(
                 on_file=progress,
             )
     except KeyboardInterrupt:
+        partial = interrupted_report(entries, progress.seen, time.perf_counter() - start, dry_run)
+        write_report(report, partial)
         print("fastapply: interrupted; every file is whole (old or new); rerun to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if report is not None:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(report, msgspec.json.format(msgspec.json.encode(result)) + b"\n")
+    write_report(report, result)
     print_summary(result)
     return 0 if result.summary.ok else 1
+
+
+def write_report(path: Path | None, result: BatchReport) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, msgspec.json.format(msgspec.json.encode(result)) + b"\n")
+
+
+def interrupted_report(
+    entries: list[Patch | PatchReport], seen: list[PatchReport], wall_s: float, dry_run: bool
+) -> BatchReport:
+    """The reports that came back before Ctrl-C; every other patch is `failed` with reason `interrupted`."""
+    done = {report.index for report in seen}
+    reason = Reason("interrupted", "the run was interrupted first; the file is old or new, rerun to finish")
+    missing = [
+        PatchReport(e.index, e.source, e.path, "failed", reasons=[reason])
+        for e in entries
+        if e.index not in done
+    ]
+    reports = sorted([*seen, *missing], key=lambda r: r.index)
+    return BatchReport(summarize(reports, len({r.path for r in reports}), wall_s, dry_run), reports)

@@ -5,7 +5,8 @@ kills the whole group after a random number of progress lines (plus random jitte
   - every file is byte-identical to its old or its new version (never partial),
   - anything else in the tree is a `.fastapply-tmp` temp file,
   - a rerun reports every patch applied or unchanged, writes the new versions and removes the temps.
-Ctrl-C (SIGINT to the group) ends the run with exit code 130, one line and no traceback, files whole.
+Ctrl-C (SIGINT to the group) ends the run with exit code 130, one line and no traceback, files whole,
+and a --report that lists every patch (applied before the interrupt, or failed as interrupted).
 """
 
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from apply_engine.batch import apply_patches
+from apply_engine.batch import BatchReport, apply_patches
 from apply_engine.batch_io import TEMP_SUFFIX
 
 FILES = 40
@@ -59,18 +60,8 @@ def patched_tree(tmp_path: Path, pristine: Path, patches: Path) -> dict[str, byt
     return tree(repo)
 
 
-def start_batch(patches: Path, repo: Path) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "apply_engine.cli",
-        "batch",
-        str(patches),
-        "--repo",
-        str(repo),
-        "--jobs",
-        "2",
-    ]
+def start_batch(patches: Path, repo: Path, *options: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "apply_engine.cli", "batch", str(patches), "--repo", str(repo), *options]
     return subprocess.Popen(
         command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
@@ -97,7 +88,7 @@ def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_p
     for round_ in range(KILL_POINTS):
         repo = tmp_path / f"round{round_}"
         shutil.copytree(pristine, repo)
-        kill_after(start_batch(patches, repo), rng.randrange(FILES), rng.uniform(0, 0.03))
+        kill_after(start_batch(patches, repo, "--jobs", "2"), rng.randrange(FILES), rng.uniform(0, 0.03))
         where = f"seed {seed}, round {round_}"
         # 1. every file is whole: old or new, never in between; anything else is a temp file
         after = tree(repo)
@@ -123,7 +114,9 @@ def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_p
     for round_, lines in enumerate((1, FILES // 4, FILES // 2)):
         repo = tmp_path / f"interrupted{round_}"
         shutil.copytree(pristine, repo)
-        process = start_batch(patches, repo)
+        process = start_batch(
+            patches, repo, "--jobs", "2", "--report", str(tmp_path / f"report{round_}.json")
+        )
         assert process.stderr is not None
         for _ in range(lines):
             process.stderr.readline()
@@ -134,3 +127,9 @@ def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_p
         after = tree(repo)
         assert all(after[name] in (old[name], new[name]) for name in old)
         assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old))
+        # the report holds every patch: applied before Ctrl-C, or failed as interrupted
+        report = msgspec.json.decode((tmp_path / f"report{round_}.json").read_bytes(), type=BatchReport)
+        assert [p.index for p in report.patches] == list(range(FILES))
+        for item in report.patches:
+            assert item.status == "applied" or item.reasons[0].code == "interrupted", item
+            assert item.status != "applied" or after[item.path] == new[item.path], item
