@@ -7,6 +7,7 @@ from collections import Counter
 
 TAB_WIDTH = 4
 DEFAULT_UNIT = "    "
+UNIT_SAMPLE_LINES = 400  # the unit is read from a file's first lines
 
 
 def leading(line: str) -> str:
@@ -15,10 +16,11 @@ def leading(line: str) -> str:
 
 def column(line: str) -> int:
     """Indentation column of `line`; -1 for a blank line."""
-    if not line.strip():
+    rest = line.lstrip(" \t")
+    if not rest or rest.isspace():
         return -1
-    ws = leading(line)
-    return len(ws) + ws.count("\t") * (TAB_WIDTH - 1)
+    width = len(line) - len(rest)
+    return width + line.count("\t", 0, width) * (TAB_WIDTH - 1)
 
 
 def indent_unit(lines: list[str]) -> str | None:
@@ -26,7 +28,7 @@ def indent_unit(lines: list[str]) -> str | None:
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
-    for line in lines:
+    for line in lines[:UNIT_SAMPLE_LINES]:
         if not line.strip():
             continue
         ws = leading(line)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
+from operator import add
 
 from apply_engine.align import Aligner, Copy, Insert, Op, Side, signature_key
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, indent_unit
@@ -57,10 +58,10 @@ class Source:
         pieces = body.split("\n")
         if final_newline:
             pieces.pop()
-        offsets = [
-            min(offset, len(raw)) for offset in accumulate((len(p) + 1 for p in pieces), initial=int(bom))
-        ]
-        lines = [piece.removesuffix("\r") for piece in pieces]
+        # offsets[i] = bom + len(pieces[0]) + ... + len(pieces[i-1]) + i (one "\n" after each piece)
+        offsets = list(map(add, accumulate(map(len, pieces), initial=int(bom)), range(len(pieces) + 1)))
+        offsets[-1] = min(offsets[-1], len(raw))  # the last line may lack its "\n"
+        lines = [piece.removesuffix("\r") for piece in pieces] if "\r" in body else pieces
         eol = "\r\n" if pieces and pieces[0].endswith("\r") and (final_newline or len(pieces) > 1) else "\n"
         return cls(raw, lines, offsets, bom, eol, final_newline)
 
@@ -300,8 +301,9 @@ def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: 
     inline = [edit.lines[k].strip() for k in inserted if has_inline_marker(edit.lines[k])]
     if inline and not set(inline) <= {line.strip() for line in source.lines}:
         return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
-    if not parse_errors(source.raw.removeprefix(BOM), language) and parse_errors(
-        merged.removeprefix(BOM), language
+    # the original is parsed only when the merge has errors: were they there before?
+    if parse_errors(merged.removeprefix(BOM), language) and not parse_errors(
+        source.raw.removeprefix(BOM), language
     ):
         return ambiguous(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
