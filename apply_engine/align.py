@@ -1,16 +1,21 @@
 """Alignment: snippet items -> original items -> a line plan (copy original lines / insert snippet lines).
 
 At each nesting level the snippet's items are a sequence of anchors (items that match an original
-sibling), markers and new items. Anchors are matched by exact text or signature key, unique on both
-sides first, then unique within the gap between neighbouring anchors, kept in order (LIS). Between
-two anchors:
+sibling), markers and new items. Anchors are matched by exact text or signature key (`def name`,
+`"key":`, `app.get("/path"`), unique on both sides first, then unique within the gap between
+neighbouring anchors, kept in order (LIS). Between two anchors:
 
-    marker in between     -> the original items of the gap are kept where the marker stands
-    no marker in between  -> the gap is replaced by the snippet's new items (an explicit deletion)
+    marker in between     -> the original items of the gap are kept where the marker stands; new
+                             items next to an anchor with the signature of the original item there
+                             are its edits, the others are insertions
+    no marker in between  -> the gap is replaced by the snippet's new items (an explicit deletion,
+                             checked against MAX_SILENT_DELETION)
+    removal comment       -> the original item it names is deleted
     file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone)
 
 Matched items are copied when equal, recursed into when both have children, else replaced.
-Anything unsure is reported as a Reason and the level returns None.
+Anything unsure (twins, look-alike neighbours, new code between two markers) is reported as a
+Reason and the level returns None.
 """
 
 import re
