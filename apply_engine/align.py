@@ -19,6 +19,7 @@ Reason and the level returns None.
 """
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -202,14 +203,12 @@ class Side:
 def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest subsequence of (snippet, original) pairs, sorted by snippet index, whose
     original indices increase. E.g. [(0, 2), (1, 0), (2, 1), (3, 3)] -> [(1, 0), (2, 1), (3, 3)]."""
-    import bisect
-
     pairs = sorted(pairs)
     tails: list[int] = []  # tails[k]: original index ending the best chain of length k+1
     tail_at: list[int] = []
     back: list[int] = []
     for n, (_, o) in enumerate(pairs):
-        k = bisect.bisect_left(tails, o)
+        k = bisect_left(tails, o)
         if k == len(tails):
             tails.append(o)
             tail_at.append(n)
