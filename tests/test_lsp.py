@@ -286,6 +286,7 @@ async def test_unchanged_merge_applies_nothing(client: LanguageClient, tmp_path:
         (["file:///x.py", "x = 1\n"], "takes one argument"),
         ([{"uri": "file:///never-opened.py", "snippet": "x = 1\n"}], "not open in the editor"),
         ([{"uri": "OPEN", "snippet": "   \n"}], "snippet is empty"),
+        ([{"uri": "OPEN", "snippet": "x = 1\x00\n"}], "NUL"),
     ],
 )
 async def test_bad_arguments_are_invalid_params(
