@@ -67,6 +67,7 @@ REMOVAL_NOISE = frozenset(
         "here",
     ]
 )
+TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 TERMINATORS = frozenset({"return", "raise", "throw"})
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 PARAGRAPH = re.compile(r"^[\w\"'(]")
@@ -576,6 +577,8 @@ class Aligner:
         header: Op = Copy(o_item.header, o_item.header + 1)
         if not same_header:
             header = Insert(s_item.header, s_item.header + 1, reindent)
+        if s_item.closer and not has_marker(s_item) and self.is_function(s_item):
+            return [*head, Insert(s_item.header, s_item.end, reindent)]  # a whole function, braces and all
         if not s_item.children and not s_item.closer and o_item.children and self.opens_block(s_item):
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:
@@ -585,6 +588,15 @@ class Aligner:
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def is_function(self, item: Item) -> bool:
+        """A function or method declaration (not a class, a control block or a call with a callback)."""
+        header = normalize(self.snippet.lines[item.header])
+        first = re.split(r"[^\w$]", header, maxsplit=1)[0]
+        name, paren, arguments = header.partition("(")
+        if not paren or first in CONTROL or TYPE_DECLARATION.search(name) or "=" in name or "=>" in header:
+            return False
+        return not arguments.lstrip().startswith(("'", '"', "`"))  # `describe("...", () => {` is a call
 
     def opens_block(self, item: Item) -> bool:
         return bool(OPENS_BLOCK.search(self.snippet.lines[item.header]))

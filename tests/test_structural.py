@@ -287,3 +287,18 @@ def test_a_comment_describing_the_code_below_it_is_not_a_removal() -> None:
     assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
         "    print(circle_area(1.0))\n", "    # remove the old line\n    print(2)\n"
     )
+
+
+def test_a_whole_function_given_with_its_braces_replaces_a_longer_body() -> None:
+    body = "".join(f"  step{i}();\n" for i in range(12))
+    original = f"// ...\nfunction run() {{\n{body}}}\n\nfunction stop() {{\n  halt();\n}}\n"
+    snippet = "// ...\nfunction run() {\n  steps.forEach((s) => s());\n}\n// ...\n"
+    expected = original.replace(body, "  steps.forEach((s) => s());\n")
+    assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_block_of_calls_given_without_markers_never_silently_drops_siblings() -> None:
+    tests = "".join(f'  it("case {i}", () => {{\n    check({i});\n  }});\n\n' for i in range(4))
+    original = f'describe("suite", () => {{\n{tests}}});\n'
+    snippet = 'describe("suite", () => {\n  it("new case", () => {\n    check(9);\n  });\n});\n'
+    assert ambiguous(original, snippet, language="javascript").reasons[0].code == "unexplained_deletion"
