@@ -44,11 +44,12 @@ def farewell(name):
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "lsp"]))
 async def client(lsp_client: LanguageClient) -> Any:
     lsp_client.applied_edits = []  # every workspace/applyEdit the server sent
+    lsp_client.accept_edits = True  # what this editor answers to them
 
     @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
     def on_apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         lsp_client.applied_edits.append(params.edit)
-        return types.ApplyWorkspaceEditResult(applied=True)
+        return types.ApplyWorkspaceEditResult(applied=lsp_client.accept_edits)
 
     yield
     await lsp_client.shutdown_session()
@@ -140,6 +141,15 @@ async def test_apply_uses_a_versioned_document_edit(client: LanguageClient, tmp_
     await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
     [change] = client.applied_edits[0].document_changes
     assert (change.text_document.uri, change.text_document.version) == (uri, 1)
+
+
+async def test_applied_is_the_editors_answer(client: LanguageClient, tmp_path: Path) -> None:
+    await initialize(client)
+    client.accept_edits = False
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert (answer["applied"], answer["status"]) == (False, "ok")
 
 
 async def test_client_without_document_changes_gets_a_changes_map(
