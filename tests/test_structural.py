@@ -291,7 +291,7 @@ def test_a_comment_describing_the_code_below_it_is_not_a_removal() -> None:
 
 def test_a_whole_function_given_with_its_braces_replaces_a_longer_body() -> None:
     body = "".join(f"  step{i}();\n" for i in range(12))
-    original = f"// ...\nfunction run() {{\n{body}}}\n\nfunction stop() {{\n  halt();\n}}\n"
+    original = f"function run() {{\n{body}}}\n\nfunction stop() {{\n  halt();\n}}\n"
     snippet = "// ...\nfunction run() {\n  steps.forEach((s) => s());\n}\n// ...\n"
     expected = original.replace(body, "  steps.forEach((s) => s());\n")
     assert merged(original, snippet, language="javascript") == expected
