@@ -119,13 +119,39 @@ def identity() -> Reindent:
 
 
 def find_markers(snippet_lines: list[str], original_lines: list[str], language: str) -> set[int]:
-    """Snippet lines that stand for elided code; a marker-shaped line the original has is content."""
+    """Snippet lines that stand for elided code. A marker-shaped line is content when the original
+    has it at that place: next to the same neighbouring line as in the snippet."""
     comments, block = line_comment_prefixes(language), has_block_comments(language)
     candidates = {k for k, line in enumerate(snippet_lines) if is_marker(line, comments, block)}
     if not candidates:
         return candidates
-    present = {line.strip() for line in original_lines}
-    return {k for k in candidates if snippet_lines[k].strip() not in present}
+    wanted = {snippet_lines[k].strip() for k in candidates}
+    places: dict[str, list[int]] = {}
+    for j, line in enumerate(original_lines):
+        if line.strip() in wanted:
+            places.setdefault(line.strip(), []).append(j)
+    return {
+        k
+        for k in candidates
+        if not stands_there(k, snippet_lines, places.get(snippet_lines[k].strip(), []), original_lines)
+    }
+
+
+def stands_there(k: int, snippet_lines: list[str], places: list[int], original_lines: list[str]) -> bool:
+    """Whether snippet line k sits in the original at one of `places`, with the same neighbour."""
+    before, after = neighbours(snippet_lines, k)
+    for j in places:
+        o_before, o_after = neighbours(original_lines, j)
+        if (before is not None and before == o_before) or (after is not None and after == o_after):
+            return True
+    return False
+
+
+def neighbours(lines: list[str], k: int) -> tuple[str | None, str | None]:
+    """The nearest non-blank lines above and below line k, stripped."""
+    above = next((lines[i].strip() for i in range(k - 1, -1, -1) if lines[i].strip()), None)
+    below = next((lines[i].strip() for i in range(k + 1, len(lines)) if lines[i].strip()), None)
+    return above, below
 
 
 def find_removals(

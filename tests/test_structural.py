@@ -302,3 +302,14 @@ def test_a_block_of_calls_given_without_markers_never_silently_drops_siblings() 
     original = f'describe("suite", () => {{\n{tests}}});\n'
     snippet = 'describe("suite", () => {\n  it("new case", () => {\n    check(9);\n  });\n});\n'
     assert ambiguous(original, snippet, language="javascript").reasons[0].code == "unexplained_deletion"
+
+
+def test_an_ellipsis_marker_is_a_marker_even_when_the_original_has_an_ellipsis_elsewhere() -> None:
+    original = SHAPES.replace(
+        "import math\n",
+        "import math\nfrom typing import Protocol\n\n\nclass P(Protocol):\n    def f(self): ...\n\n    ...\n",
+    )
+    snippet = "...\n\ndef main():\n    print(square_area(3))\n"
+    assert merged(original, snippet, language="python") == original.replace(
+        "circle_area(1.0))", "square_area(3))"
+    )
