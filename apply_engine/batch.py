@@ -243,18 +243,16 @@ def read_current(target: Path) -> TextFile | None:
 
 
 def is_complete(snippet: str, path: str, language: str | None) -> bool:
-    """True when the snippet has no lazy markers, so it can stand as a whole new file."""
+    """True when no line of the snippet elides code, so it can stand as a whole new file."""
     from apply_engine.languages import detect_language, has_block_comments, line_comment_prefixes
+    from apply_engine.markers import has_inline_marker, is_marker, is_removal
 
-    try:
-        from apply_engine.markers import is_marker
-    except ImportError:  # without marker detection, a complete snippet is one that merges into nothing
-        from apply_engine.structural import merge
-
-        return merge("", snippet, language=language, path=path).status == "ok"
     lang = detect_language(snippet, language=language, path=path)
     comments, blocks = line_comment_prefixes(lang), has_block_comments(lang)
-    return not any(is_marker(line, comments, blocks) for line in snippet.splitlines())
+    return not any(
+        is_marker(line, comments, blocks) or is_removal(line, comments, blocks) or has_inline_marker(line)
+        for line in snippet.splitlines()
+    )
 
 
 def merge_patch(text: str | None, patch: Patch, merger: Merger) -> tuple[PatchReport, str | None]:

@@ -201,12 +201,13 @@ def test_a_new_file_needs_a_snippet_without_markers(repo: Path) -> None:
     patches = [
         Patch(0, "test", "pkg/new.py", "def f():\n    return 1\n"),
         Patch(1, "test", "pkg/lazy.py", "def g():\n    # ... existing code ...\n    return 2\n"),
+        Patch(2, "test", "web/app.js", "function start() { /* ... */ }\n"),
     ]
     report = apply_patches(patches, repo, jobs=1)
-    assert statuses(report) == ["applied", "failed"]
+    assert statuses(report) == ["applied", "failed", "failed"]
     assert report.patches[1].reasons[0].code == "new_file_needs_complete_snippet"
     assert (repo / "pkg" / "new.py").read_text() == "def f():\n    return 1\n"
-    assert not (repo / "pkg" / "lazy.py").exists()
+    assert not (repo / "pkg" / "lazy.py").exists() and not (repo / "web").exists()
 
 
 def test_dry_run_writes_nothing_and_returns_diffs(repo: Path) -> None:
