@@ -222,3 +222,37 @@ def test_a_function_deleted_between_adjacent_neighbours_merges_back_or_is_ambigu
         check(text(lines), snippet, expected)
 
     deleted_function()
+
+
+LINE_PIECES = [
+    "def f():",
+    "    return 1",
+    "}",
+    "{",
+    "  x = 1;",
+    "# ...",
+    "// ...",
+    "",
+    "\t\tif (a) {",
+    "...",
+    "]",
+    "- a: 1",
+]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(LINE_PIECES), max_size=12),
+    st.lists(st.sampled_from(LINE_PIECES), max_size=8),
+    st.sampled_from(["python", "javascript", "yaml", "markdown", "text"]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_any_input_merges_or_is_ambiguous_and_ok_plans_render(
+    original_lines: list[str], snippet_lines: list[str], language: str, eol: str
+) -> None:
+    original, snippet = eol.join(original_lines), "\n".join(snippet_lines)
+    result = merge(original, snippet, language=language)
+    assert (result.status == "ok") == (result.merged is not None)
+    if result.merged is not None:
+        assert render_plan(result.plan, original, snippet) == result.merged
+        assert ("\r\n" in result.merged) <= ("\r\n" in original or original == "")
