@@ -276,8 +276,9 @@ def test_process_pool_and_in_process_runs_write_the_same_files(tmp_path: Path) -
     assert files_of(roots[0]) == files_of(roots[1])
 
 
-def test_fixture_cases_write_exactly_the_structural_merge(tmp_path: Path) -> None:
-    """Over a git repo built from fixtures/: batch writes what merge() returns, and nothing when ambiguous."""
+def test_fixture_cases_write_exactly_the_structural_merge_and_rerun_unchanged(tmp_path: Path) -> None:
+    """Over a git repo built from fixtures/: batch writes what merge() returns, nothing when ambiguous,
+    and a rerun changes nothing."""
     root = tmp_path / "repo"
     patches, merges = [], {}
     for i, case in enumerate(
@@ -300,6 +301,10 @@ def test_fixture_cases_write_exactly_the_structural_merge(tmp_path: Path) -> Non
         else:
             assert item.status == "ambiguous", item
             assert not git_changed(root, item.path), item.path
+    rerun = apply_patches(patches, root, jobs=2)
+    assert [p.status for p in rerun.patches] == [
+        "ambiguous" if p.status == "ambiguous" else "unchanged" for p in report.patches
+    ]
 
 
 def git_changed(root: Path, path: str) -> bool:
