@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading
 from apply_engine.schemas import Reason
@@ -68,6 +68,7 @@ REMOVAL_NOISE = frozenset(
     ]
 )
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
+DOCSTRING = ('"""', "'''")
 TERMINATORS = frozenset({"return", "raise", "throw"})
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 PARAGRAPH = re.compile(r"^[\w\"'(]")
@@ -352,7 +353,7 @@ class Aligner:
         if matches is None:
             return None
         if top and not matches and not any(item.removal for item in s_items):
-            return self.append(o_items, s_items)
+            return self.append(o_items, s_items) or self.at_file_start(o_items, s_items, reindent)
         anchors = sorted(matches.items())
         if anchors:
             s0, o0 = anchors[0]
@@ -383,6 +384,16 @@ class Aligner:
             return None
         reindent = self.mapping(new[0], o_items[0])
         return [Copy(o_items[0].lead, o_items[-1].end), *self.inserts(new, reindent)]
+
+    def at_file_start(self, o_items: list[Item], s_items: list[Item], reindent: Reindent) -> list[Op] | None:
+        """`edited first items, marker, ...`: the file's first items are edited in place."""
+        shown = list(takewhile(lambda item: not item.marker, s_items))
+        if not shown or len(shown) == len(s_items):
+            return None
+        before, edited = self.positional(o_items, shown)
+        if before or not edited:
+            return None
+        return self.gap(o_items, s_items, reindent, None)
 
     def gap(
         self, o_gap: list[Item], s_gap: list[Item], reindent: Reindent, edge: str | None
@@ -489,6 +500,8 @@ class Aligner:
         key = self.snippet.key(s_item)
         if key != s_header:
             return key == self.original.key(o_item)
+        if s_header.startswith(DOCSTRING) and o_header.startswith(DOCSTRING):
+            return True  # a docstring where the original has one
         s_word, o_word = s_header.split()[:1], o_header.split()[:1]
         if s_word and s_word == o_word and s_word[0] in TERMINATORS:
             return True  # a second `return` next to the first would be dead code: it is an edit

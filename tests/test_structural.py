@@ -313,3 +313,9 @@ def test_an_ellipsis_marker_is_a_marker_even_when_the_original_has_an_ellipsis_e
     assert merged(original, snippet, language="python") == original.replace(
         "circle_area(1.0))", "square_area(3))"
     )
+
+
+def test_a_rewritten_module_docstring_before_a_marker_replaces_the_old_one() -> None:
+    original = '"""Shapes.\n\nAreas of things.\n"""\n' + SHAPES
+    snippet = '"""Shapes and their areas."""\n\n# ... rest of file unchanged ...\n'
+    assert merged(original, snippet, language="python") == '"""Shapes and their areas."""\n' + SHAPES
