@@ -68,12 +68,14 @@ class PatchLine(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class Patch(msgspec.Struct, frozen=True):
-    index: int  # 0-based position in the input; reports keep this order
-    source: str  # where it came from: "patches.jsonl:3" or the snippet file
+    """One edit: `Patch(path="src/app.py", snippet="...")`. apply_patches numbers patches by position."""
+
     path: str
     snippet: str
     instruction: str | None = None
     language: str | None = None
+    index: int = 0  # 0-based position in the input; reports keep this order
+    source: str = ""  # where it came from: "patches.jsonl:3", the snippet file, or "patch 3"
 
 
 class PatchReport(msgspec.Struct):
@@ -159,7 +161,14 @@ def parse_line(line: bytes, index: int, source: str) -> Patch | PatchReport:
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         path = guess_path(line)
         return PatchReport(index, source, path, "failed", reasons=[Reason("bad_patch_line", str(exc))])
-    return Patch(index, source, item.path, item.snippet, item.instruction, item.language)
+    return Patch(
+        path=item.path,
+        snippet=item.snippet,
+        instruction=item.instruction,
+        language=item.language,
+        index=index,
+        source=source,
+    )
 
 
 def guess_path(line: bytes) -> str:
@@ -182,7 +191,7 @@ def read_snippet_dir(root: Path) -> Iterator[Patch | PatchReport]:
             yield PatchReport(index, str(file), rel, "failed", reasons=[Reason("bad_snippet_file", str(exc))])
             continue
         text = snippet.text.replace("\n", "\r\n") if snippet.crlf else snippet.text
-        yield Patch(index, str(file), rel, text)
+        yield Patch(path=rel, snippet=text, index=index, source=str(file))
 
 
 # -- paths -------------------------------------------------------------------------------------
@@ -543,7 +552,7 @@ def apply_patches(
     if not root.is_dir():
         raise InputError(f"repository {str(repo)!r} is not a directory", field="repo")
     # 1. read the patches; malformed entries are already reports
-    entries = load_patches(patches) if isinstance(patches, str | Path) else list(patches)
+    entries = load_patches(patches) if isinstance(patches, str | Path) else numbered(patches)
     try:
         # 2. one writing run per repository at a time (a dry run writes nothing and takes no lock)
         with nullcontext() if dry_run else directory_lock(root, LOCK_WAIT_S):
@@ -565,6 +574,14 @@ def apply_patches(
     reports.sort(key=lambda r: r.index)
     summary = summarize(reports, len(file_jobs), time.perf_counter() - start, dry_run)
     return BatchReport(summary, reports, dict(sorted(diffs.items())))
+
+
+def numbered(entries: Iterable[Patch | PatchReport]) -> list[Patch | PatchReport]:
+    """Patch objects from a script, numbered by position and named "patch N" unless they have a source."""
+    return [
+        msgspec.structs.replace(entry, index=i, source=entry.source or f"patch {i + 1}")
+        for i, entry in enumerate(entries)
+    ]
 
 
 def remove_temps_beside(file_jobs: list[FileJob]) -> None:

@@ -88,7 +88,7 @@ def test_paths_outside_the_repo_or_reserved_are_rejected(repo: Path, tmp_path: P
     outside.mkdir()
     (repo / "link").symlink_to(outside)
     before = files_of(tmp_path)
-    report = apply_patches([Patch(0, "test", path, "print('pwned')\n")], repo, jobs=1)
+    report = apply_patches([Patch(path, "print('pwned')\n")], repo, jobs=1)
     assert statuses(report) == ["rejected_path"]
     assert report.patches[0].reasons[0].code == "unsafe_path"
     assert files_of(tmp_path) == before
@@ -98,14 +98,14 @@ def test_symlinked_file_escaping_the_repo_is_rejected(repo: Path, tmp_path: Path
     secret = tmp_path / "secret.py"
     secret.write_text(PY_OLD)
     (repo / "src" / "alias.py").symlink_to(secret)
-    report = apply_patches([Patch(0, "test", "src/alias.py", PY_NEW)], repo, jobs=1)
+    report = apply_patches([Patch("src/alias.py", PY_NEW)], repo, jobs=1)
     assert statuses(report) == ["rejected_path"]
     assert secret.read_text() == PY_OLD
 
 
 def test_symlink_inside_the_repo_writes_its_target_and_stays_a_link(repo: Path) -> None:
     (repo / "alias.py").symlink_to(repo / "src" / "geometry.py")
-    report = apply_patches([Patch(0, "test", "alias.py", PY_NEW)], repo, jobs=1)
+    report = apply_patches([Patch("alias.py", PY_NEW)], repo, jobs=1)
     assert statuses(report) == ["applied"]
     assert (repo / "alias.py").is_symlink()
     assert (repo / "src" / "geometry.py").read_text() == PY_NEW
@@ -141,7 +141,7 @@ def test_malformed_lines_fail_with_their_line_number_and_the_rest_apply(repo: Pa
 
 
 def test_several_patches_to_one_file_apply_in_order(repo: Path) -> None:
-    patches = [Patch(i, "test", "src/other.py", f"x = {i}\n") for i in range(2, 6)]
+    patches = [Patch("src/other.py", f"x = {i}\n") for i in range(2, 6)]
     report = apply_patches(patches, repo, jobs=1)
     assert statuses(report) == ["applied"] * 4
     assert (repo / "src" / "other.py").read_text() == "x = 5\n"
@@ -149,10 +149,10 @@ def test_several_patches_to_one_file_apply_in_order(repo: Path) -> None:
 
 def test_an_ambiguous_patch_keeps_its_whole_file_unwritten(repo: Path) -> None:
     patches = [
-        Patch(0, "test", "src/geometry.py", PY_NEW),
-        Patch(1, "test", "src/geometry.py", MARKER_ONLY),
-        Patch(2, "test", "src/geometry.py", PY_OLD + "\n\ndef later(): ...\n"),
-        Patch(3, "test", "src/other.py", "x = 2\n"),
+        Patch("src/geometry.py", PY_NEW),
+        Patch("src/geometry.py", MARKER_ONLY),
+        Patch("src/geometry.py", PY_OLD + "\n\ndef later(): ...\n"),
+        Patch("src/other.py", "x = 2\n"),
     ]
     report = apply_patches(patches, repo, jobs=1)
     assert statuses(report) == ["failed", "ambiguous", "failed", "applied"]
@@ -165,7 +165,7 @@ def test_an_ambiguous_patch_keeps_its_whole_file_unwritten(repo: Path) -> None:
 def test_crlf_and_bom_are_kept(repo: Path) -> None:
     target = repo / "Program.cs"
     target.write_bytes("\ufeffclass A {\r\n    int x = 1;\r\n}\r\n".encode())
-    report = apply_patches([Patch(0, "test", "Program.cs", "class A {\n    int x = 2;\n}\n")], repo, jobs=1)
+    report = apply_patches([Patch("Program.cs", "class A {\n    int x = 2;\n}\n")], repo, jobs=1)
     assert statuses(report) == ["applied"]
     assert target.read_bytes() == "\ufeffclass A {\r\n    int x = 2;\r\n}\r\n".encode()
 
@@ -175,7 +175,7 @@ def test_file_mode_is_kept_and_new_files_get_the_umask_default(repo: Path) -> No
     script.write_text("x = 1\n")
     script.chmod(0o751)
     report = apply_patches(
-        [Patch(0, "test", "run.py", "x = 2\n"), Patch(1, "test", "docs/notes.md", "# Notes\n")],
+        [Patch("run.py", "x = 2\n"), Patch("docs/notes.md", "# Notes\n")],
         repo,
         jobs=1,
     )
@@ -191,7 +191,7 @@ def test_file_mode_is_kept_and_new_files_get_the_umask_default(repo: Path) -> No
 )
 def test_non_utf8_and_binary_files_fail_untouched(repo: Path, content: bytes, reason: str) -> None:
     (repo / "blob.py").write_bytes(content)
-    report = apply_patches([Patch(0, "test", "blob.py", "x = 1\n")], repo, jobs=1)
+    report = apply_patches([Patch("blob.py", "x = 1\n")], repo, jobs=1)
     assert statuses(report) == ["failed"]
     assert reason in report.patches[0].reasons[0].message
     assert (repo / "blob.py").read_bytes() == content
@@ -199,9 +199,9 @@ def test_non_utf8_and_binary_files_fail_untouched(repo: Path, content: bytes, re
 
 def test_a_new_file_needs_a_snippet_without_markers(repo: Path) -> None:
     patches = [
-        Patch(0, "test", "pkg/new.py", "def f():\n    return 1\n"),
-        Patch(1, "test", "pkg/lazy.py", "def g():\n    # ... existing code ...\n    return 2\n"),
-        Patch(2, "test", "web/app.js", "function start() { /* ... */ }\n"),
+        Patch("pkg/new.py", "def f():\n    return 1\n"),
+        Patch("pkg/lazy.py", "def g():\n    # ... existing code ...\n    return 2\n"),
+        Patch("web/app.js", "function start() { /* ... */ }\n"),
     ]
     report = apply_patches(patches, repo, jobs=1)
     assert statuses(report) == ["applied", "failed", "failed"]
@@ -212,7 +212,7 @@ def test_a_new_file_needs_a_snippet_without_markers(repo: Path) -> None:
 
 def test_dry_run_writes_nothing_and_returns_diffs(repo: Path) -> None:
     before = files_of(repo)
-    patches = [Patch(0, "test", "src/geometry.py", PY_NEW), Patch(1, "test", "new.py", "z = 1\n")]
+    patches = [Patch("src/geometry.py", PY_NEW), Patch("new.py", "z = 1\n")]
     report = apply_patches(patches, repo, jobs=1, dry_run=True)
     assert statuses(report) == ["applied", "applied"]
     assert files_of(repo) == before
@@ -223,7 +223,7 @@ def test_dry_run_writes_nothing_and_returns_diffs(repo: Path) -> None:
 def test_stale_temp_files_of_a_killed_run_are_removed(repo: Path) -> None:
     stale = repo / "src" / f".geometry.py.abc123{TEMP_SUFFIX}"
     stale.write_text(PY_NEW[:10])
-    report = apply_patches([Patch(0, "test", "src/geometry.py", PY_NEW)], repo, jobs=1)
+    report = apply_patches([Patch("src/geometry.py", PY_NEW)], repo, jobs=1)
     assert statuses(report) == ["applied"]
     assert not stale.exists()
     assert sorted(p.name for p in (repo / "src").iterdir()) == ["geometry.py", "other.py"]
@@ -240,9 +240,9 @@ def test_require_clean_refuses_files_with_uncommitted_changes(repo: Path) -> Non
     (repo / "src" / "other.py").write_text("x = 'local edit'\n")
     (repo / "untracked.py").write_text("u = 1\n")
     patches = [
-        Patch(0, "test", "src/geometry.py", PY_NEW),
-        Patch(1, "test", "src/other.py", "x = 2\n"),
-        Patch(2, "test", "untracked.py", "u = 2\n"),
+        Patch("src/geometry.py", PY_NEW),
+        Patch("src/other.py", "x = 2\n"),
+        Patch("untracked.py", "u = 2\n"),
     ]
     report = apply_patches(patches, repo, jobs=1, require_clean=True)
     assert statuses(report) == ["applied", "failed", "failed"]
@@ -265,7 +265,7 @@ def test_snippet_directory_mirrors_repo_paths(repo: Path, tmp_path: Path) -> Non
 
 def test_process_pool_and_in_process_runs_write_the_same_files(tmp_path: Path) -> None:
     roots = [tmp_path / "one", tmp_path / "pool"]
-    patches = [Patch(i, "test", f"m{i}.py", f"def f{i}():\n    return {i + 1}\n") for i in range(24)]
+    patches = [Patch(f"m{i}.py", f"def f{i}():\n    return {i + 1}\n") for i in range(24)]
     for root in roots:
         root.mkdir()
         for i in range(24):
@@ -281,13 +281,11 @@ def test_fixture_cases_write_exactly_the_structural_merge_and_rerun_unchanged(tm
     and a rerun changes nothing."""
     root = tmp_path / "repo"
     patches, merges = [], {}
-    for i, case in enumerate(
-        c for c in load_cases() if "\r" not in c.original and "\ufeff" not in c.original
-    ):
+    for case in (c for c in load_cases() if "\r" not in c.original and "\ufeff" not in c.original):
         path = f"{case.name}/{case.path}"
         (root / case.name).mkdir(parents=True)
         (root / path).write_text(case.original)
-        patches.append(Patch(i, case.name, path, case.snippet, language=case.language))
+        patches.append(Patch(path, case.snippet, language=case.language, source=case.name))
         merges[path] = merge(case.original, case.snippet, language=case.language, path=case.path)
     git(root, "init", "-q")
     git(root, "add", ".")
@@ -319,8 +317,8 @@ def test_batch_through_a_running_server(repo: Path) -> None:
     from tests.helpers_server import serve_app
 
     patches = [
-        Patch(0, "test", "src/geometry.py", PY_NEW),
-        Patch(1, "test", "src/other.py", MARKER_ONLY),
+        Patch("src/geometry.py", PY_NEW),
+        Patch("src/other.py", MARKER_ONLY),
     ]
     with serve_app(create_app()) as url:
         report = apply_patches(patches, repo, server_urls=[url, url])
@@ -331,9 +329,7 @@ def test_batch_through_a_running_server(repo: Path) -> None:
 
 
 def test_an_unreachable_server_fails_each_patch_and_writes_nothing(repo: Path) -> None:
-    report = apply_patches(
-        [Patch(0, "test", "src/other.py", "x = 2\n")], repo, server_urls=["http://127.0.0.1:9"]
-    )
+    report = apply_patches([Patch("src/other.py", "x = 2\n")], repo, server_urls=["http://127.0.0.1:9"])
     assert statuses(report) == ["failed"]
     assert "127.0.0.1:9" in report.patches[0].reasons[0].message
     assert (repo / "src" / "other.py").read_text() == "x = 1\n"
@@ -369,7 +365,7 @@ def test_cli_reads_patches_from_stdin_and_dry_run_prints_a_diff(repo: Path) -> N
 
 
 def test_two_spellings_of_one_path_are_one_file_patched_in_order(repo: Path) -> None:
-    patches = [Patch(0, "test", "src/other.py", "x = 2\n"), Patch(1, "test", "./src//other.py", "x = 3\n")]
+    patches = [Patch("src/other.py", "x = 2\n"), Patch("./src//other.py", "x = 3\n")]
     report = apply_patches(patches, repo, jobs=1)
     assert statuses(report) == ["applied", "applied"]
     assert report.summary.files == 1
@@ -377,14 +373,14 @@ def test_two_spellings_of_one_path_are_one_file_patched_in_order(repo: Path) -> 
 
 
 def test_an_unknown_language_fails_that_patch_with_the_engines_message(repo: Path) -> None:
-    report = apply_patches([Patch(0, "test", "src/other.py", "x = 2\n", language="klingon")], repo, jobs=1)
+    report = apply_patches([Patch("src/other.py", "x = 2\n", language="klingon")], repo, jobs=1)
     assert statuses(report) == ["failed"]
     assert report.patches[0].reasons[0].code == "bad_input"
     assert "klingon" in report.patches[0].reasons[0].message
 
 
 def test_a_path_through_a_file_fails_to_write_and_leaves_the_file(repo: Path) -> None:
-    report = apply_patches([Patch(0, "test", "src/other.py/inner.py", "y = 1\n")], repo, jobs=1)
+    report = apply_patches([Patch("src/other.py/inner.py", "y = 1\n")], repo, jobs=1)
     assert statuses(report) == ["failed"]
     assert report.patches[0].reasons[0].code == "write_failed"
     assert (repo / "src" / "other.py").read_text() == "x = 1\n"
@@ -431,9 +427,7 @@ def test_crlf_and_bom_fixtures_come_out_byte_identical_to_expected(tmp_path: Pat
     for case in cases:
         (tmp_path / case.name).mkdir()
         (tmp_path / case.name / case.path).write_bytes(case.original.encode())
-    patches = [
-        Patch(i, c.name, f"{c.name}/{c.path}", c.snippet, language=c.language) for i, c in enumerate(cases)
-    ]
+    patches = [Patch(f"{c.name}/{c.path}", c.snippet, language=c.language) for c in cases]
     report = apply_patches(patches, tmp_path, jobs=1)
     assert statuses(report) == ["applied"] * len(cases)
     for case in cases:
@@ -442,9 +436,9 @@ def test_crlf_and_bom_fixtures_come_out_byte_identical_to_expected(tmp_path: Pat
 
 def test_empty_snippets_and_directories_fail_and_create_nothing(repo: Path) -> None:
     patches = [
-        Patch(0, "test", "src/other.py", "  \n"),
-        Patch(1, "test", "src/empty.py", ""),
-        Patch(2, "test", "src", "x = 1\n"),
+        Patch("src/other.py", "  \n"),
+        Patch("src/empty.py", ""),
+        Patch("src", "x = 1\n"),
     ]
     report = apply_patches(patches, repo, jobs=1)
     assert statuses(report) == ["failed", "failed", "failed"]
@@ -492,7 +486,7 @@ def test_a_second_writing_run_on_the_same_repo_is_refused(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(batch, "LOCK_WAIT_S", 0.2)
-    patch = Patch(0, "test", "src/other.py", "x = 2\n")
+    patch = Patch("src/other.py", "x = 2\n")
     with directory_lock(repo.resolve()):
         with pytest.raises(InputError, match="another fastapply batch"):
             apply_patches([patch], repo, jobs=1)
