@@ -113,6 +113,8 @@ class Outliner:
         self.lines = lines
         self.columns = columns
         self.markers = markers
+        self.block_end = block_ends(columns)
+        self.last_shown = last_shown(columns)
 
     def items(self, lo: int, hi: int) -> list[Item]:
         items: list[Item] = []
@@ -132,27 +134,43 @@ class Outliner:
         if i in self.markers or i in self.removals:
             return Item(lead, i, i, i + 1, marker=True, removal=i in self.removals)
         base = self.columns[i]
-        j = i + 1
+        j = min(self.block_end[i], hi)
         closer = False
-        last = i
-        while j < hi:
-            col = self.columns[j]
-            if col > base or col < 0:
-                last = j if col >= 0 else last
-                j += 1
-                continue
+        while j < hi and self.columns[j] == base and j not in self.markers:
             text = self.lines[j].strip()
-            if col == base and j not in self.markers and CONTINUATION.match(text):
-                last = j
+            if not CONTINUATION.match(text):
+                break
+            if PURE_CLOSER.match(text):
+                closer = True
                 j += 1
-                if PURE_CLOSER.match(text):
-                    closer = True
-                    break
-                continue
-            break
-        end = last + 1
+                break
+            j = min(self.block_end[j], hi)
+        end = self.last_shown[j] + 1
         body_end = end - 1 if closer else end
         return Item(lead, i, i, end, closer=closer, children=self.items(i + 1, body_end))
+
+
+def block_ends(columns: list[int]) -> list[int]:
+    """For each line, the next non-blank line indented no deeper (len(columns) if none)."""
+    ends = [len(columns)] * len(columns)
+    stack: list[int] = []  # non-blank lines below, nearest on top, strictly shallower going down
+    for k in range(len(columns) - 1, -1, -1):
+        if columns[k] < 0:
+            continue
+        while stack and columns[stack[-1]] > columns[k]:
+            stack.pop()
+        if stack:
+            ends[k] = stack[-1]
+        stack.append(k)
+    return ends
+
+
+def last_shown(columns: list[int]) -> list[int]:
+    """For each line index j (and len(columns)), the last non-blank line before j (-1 if none)."""
+    found = [-1] * (len(columns) + 1)
+    for j in range(1, len(columns) + 1):
+        found[j] = j - 1 if columns[j - 1] >= 0 else found[j - 1]
+    return found
 
 
 def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> list[Item]:
