@@ -69,6 +69,7 @@ REMOVAL_NOISE = frozenset(
 )
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
+MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
 TERMINATORS = frozenset({"return", "raise", "throw"})
 SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
 PARAGRAPH = re.compile(r"^[\w\"'(]")
@@ -224,6 +225,11 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         chain.append(pairs[n])
         n = back[n]
     return chain[::-1]
+
+
+def body(side: Side, item: Item) -> str:
+    """An item's lines below its header, whitespace-normalised."""
+    return "\n".join(normalize(line) for line in side.lines[item.header + 1 : item.end] if line.strip())
 
 
 def has_marker(item: Item) -> bool:
@@ -553,6 +559,14 @@ class Aligner:
             key = self.snippet.key(item)
             if key in keys and key != normalize(self.snippet.lines[item.header]):
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
+                return True
+        bodies = {body(self.original, item) for item in kept if item.children}
+        for item in new:
+            shown = body(self.snippet, item) if item.children else ""
+            if shown.count("\n") + 1 >= MIN_RENAMED_BODY_LINES and shown in bodies:
+                self.fail(
+                    "renamed_or_copied", "a new item has the body of an elided one: renamed or copied?", item
+                )
                 return True
         return False
 

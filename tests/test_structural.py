@@ -319,3 +319,12 @@ def test_a_rewritten_module_docstring_before_a_marker_replaces_the_old_one() -> 
     original = '"""Shapes.\n\nAreas of things.\n"""\n' + SHAPES
     snippet = '"""Shapes and their areas."""\n\n# ... rest of file unchanged ...\n'
     assert merged(original, snippet, language="python") == '"""Shapes and their areas."""\n' + SHAPES
+
+
+def test_a_renamed_function_is_ambiguous_rather_than_duplicated() -> None:
+    original = SHAPES.replace("    return side * side\n", "    area = side * side\n    return area\n")
+    snippet = (
+        "# ...\n\ndef circle_area(r):\n    return math.pi * r * r\n\n\n"
+        "def square(side):\n    area = side * side\n    return area\n\n# ...\n"
+    )
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "renamed_or_copied"
