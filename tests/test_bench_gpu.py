@@ -14,5 +14,5 @@ def test_bench_gpu_tiny_on_cpu_writes_latencies_and_a_lossless_check(tmp_path) -
     assert sorted(int(k) for k in tiny["eager_ms"]) == [1, 2, 4, 8]
     assert tiny["floor_ms"] > 0
     e2e = tiny["end_to_end"]
-    assert e2e["identical_to_plain"] and e2e["tokens"] == 24
+    assert e2e["exact_script"] and e2e["tokens"] == 24
     assert 3 <= e2e["tau"] <= 4  # each step emits 3 drafted + 1 bonus, the last one fewer

@@ -50,7 +50,9 @@ class StaticTarget:
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
             for _ in range(2):  # warm-up: allocate the cache and pick kernels outside the capture
+                self.crop(0)
                 self.run(input_ids, positions)
+            self.crop(0)
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
@@ -75,6 +77,7 @@ class StaticTarget:
         self.crop(self.length + n)  # the padding slots are not part of the cache
         return logits  # [n, vocab]
 
+    @torch.inference_mode()
     def crop(self, length: int) -> None:
         # The static layers write at their own device-side counter; move it in place (graph-safe).
         for layer in self.cache.layers:
