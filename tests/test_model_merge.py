@@ -1,0 +1,75 @@
+"""The model engine streams the merged file, fills stats, and never returns a cut-off file."""
+
+import pytest
+import torch
+
+from apply_engine.errors import GenerationError
+from apply_engine.model_merge import ModelMerger, TextStream
+from apply_engine.models import LoadedModel
+from apply_engine.prompt import FASTAPPLY
+from apply_engine.schemas import ApplyRequest, ApplyResult, MergeResult
+from tests.helpers_models import smollm2_tokenizer, tiny_model
+
+REQUEST = ApplyRequest(original="x = 1\ny = 2\n", snippet="x = 3\n# ... existing code ...\n", engine="model")
+PREDICTION = MergeResult(merged="x = 3\ny = 2\n", status="ok", language="python")
+
+
+def merger(model: LoadedModel, speculation: bool, max_new_tokens: int | None = None) -> ModelMerger:
+    return ModelMerger(
+        target=model,
+        draft=None,
+        prompt_format=FASTAPPLY,
+        speculation=speculation,
+        max_new_tokens=max_new_tokens,
+    )
+
+
+def outcome(m: ModelMerger) -> tuple[list[str], ApplyResult | str]:
+    """Streamed deltas and the result, or the error message if generation failed."""
+    deltas: list[str] = []
+    try:
+        for item in m.stream(REQUEST, PREDICTION, "python"):
+            if isinstance(item, ApplyResult):
+                return deltas, item
+            deltas.append(item)
+    except GenerationError as exc:
+        return deltas, str(exc)
+    raise AssertionError("stream ended without a result")
+
+
+def test_text_stream_never_splits_a_utf8_character() -> None:
+    tokenizer = smollm2_tokenizer()
+    text = "s = 'héllo → 😀 ünïcode'\n"
+    stream = TextStream(tokenizer, None)
+    deltas = [stream.feed([t]) for t in tokenizer.encode(text)]
+    assert "".join(deltas) == text
+    assert not any("\ufffd" in d for d in deltas)
+
+
+def test_text_stream_holds_back_a_partial_closing_tag_and_stops_at_it() -> None:
+    tokenizer = smollm2_tokenizer()
+    stream = TextStream(tokenizer, "</updated-code>")
+    deltas = [stream.feed([t]) for t in tokenizer.encode("a = 1\n</updated-code>\ntrailing")]
+    assert "".join(deltas) == "a = 1\n" and stream.closed
+
+
+def test_an_answer_cut_off_by_the_budget_is_an_error_not_a_short_file() -> None:
+    model = LoadedModel(
+        "tiny", tiny_model("llama", seed=8), smollm2_tokenizer(), torch.device("cpu"), torch.float32
+    )
+    _, result = outcome(merger(model, speculation=True, max_new_tokens=12))
+    assert isinstance(result, str) and "token budget" in result
+
+
+@pytest.mark.parametrize("speculation", [True, False])
+def test_smollm2_result_is_the_same_with_and_without_speculation(smollm2, speculation: bool) -> None:
+    deltas, result = outcome(merger(smollm2, speculation=speculation, max_new_tokens=40))
+    plain_deltas, plain = outcome(merger(smollm2, speculation=False, max_new_tokens=40))
+    if isinstance(plain, str):
+        assert result == plain
+        return
+    assert result.merged == plain.merged == "".join(deltas) == "".join(plain_deltas)
+    stats = result.stats
+    assert stats.output_tokens == plain.stats.output_tokens
+    assert stats.tau == pytest.approx(stats.output_tokens / stats.target_forwards)
+    assert result.engine == "model" and stats.ttft_ms is not None and stats.tok_s > 0
