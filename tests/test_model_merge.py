@@ -20,7 +20,7 @@ def merger(
     return ModelMerger(
         target=model,
         draft=None,
-        prompt_format=FASTAPPLY,
+        prompt_format=fmt,
         speculation=speculation,
         max_new_tokens=max_new_tokens,
     )
