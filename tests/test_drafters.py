@@ -8,6 +8,7 @@ import apply_engine.drafters.draft_model
 import apply_engine.drafters.hybrid
 import apply_engine.drafters.lookup
 import apply_engine.drafters.plan
+import apply_engine.model_merge
 import apply_engine.speculative
 import apply_engine.verify
 from apply_engine.drafters.draft_model import DraftModelDrafter
@@ -25,6 +26,7 @@ from tests.helpers_models import tiny_model
         apply_engine.drafters.hybrid,
         apply_engine.drafters.lookup,
         apply_engine.drafters.plan,
+        apply_engine.model_merge,
         apply_engine.speculative,
         apply_engine.verify,
     ],
