@@ -85,7 +85,35 @@ DECLARATION = re.compile(
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
     r"function|fun|union|message|service)\s+[\w$.]+))"
 )
-CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(\s*([\"'`][^\"'`]*[\"'`])?")
+CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(\s*([\"'`][^\"'`]*[\"'`])?")  # see call_key
+STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
+FIRST_WORD_END = re.compile(r"[^\w$]")
+NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
+IMPORT_STARTS = ("import", "from", "use", "pub")
+DECLARATION_WORDS = frozenset(
+    [
+        "class",
+        "struct",
+        "interface",
+        "enum",
+        "trait",
+        "protocol",
+        "extension",
+        "record",
+        "object",
+        "type",
+        "module",
+        "namespace",
+        "fn",
+        "func",
+        "def",
+        "function",
+        "fun",
+        "union",
+        "message",
+        "service",
+    ]
+)
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
@@ -161,20 +189,73 @@ def normalize(line: str) -> str:
 
 
 def signature_key(line: str) -> str:
-    """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole."""
+    """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole.
+
+    Each pattern runs only when the text has what its match needs (a keyword word, `=` or `:`, a
+    final `;`, a `(`), so a plain line costs a few substring tests."""
     text = normalize(line)
-    first = re.split(r"[^\w$]", text, maxsplit=1)[0]
-    if first in CONTROL or not text:
+    if not text:
         return text
-    for pattern in IMPORTS:
-        found = pattern.match(text)
+    first = FIRST_WORD_END.split(text, maxsplit=1)[0]
+    if first in CONTROL:
+        return text
+    if text.startswith(IMPORT_STARTS):
+        for pattern in IMPORTS:
+            found = pattern.match(text)
+            if found:
+                return " ".join(found.groups())
+    if "impl" in text or not DECLARATION_WORDS.isdisjoint(text.split(" ")):
+        found = DECLARATION.match(text)
         if found:
-            return " ".join(found.groups())
-    for pattern in (DECLARATION, ASSIGN, FIELD, CALL):
-        found = pattern.match(text)
+            return found.group(1)
+    if ":" in text or "=" in text:
+        found = ASSIGN.match(text)
         if found:
-            return "(".join(part for part in found.groups() if part)  # `app.get("/health"`
-    return text
+            return found.group(1)
+    if text.endswith(";"):
+        found = FIELD.match(text)
+        if found:
+            return found.group(1)
+    return call_key(text) or text
+
+
+def call_key(text: str) -> str | None:
+    """`app.get("/health", h)` -> `app.get("/health"`: the text up to the first `(` that follows a
+    name (or a name and `<generics>`), and a string argument right after it. None without one.
+
+    One pass over the `(`s; the equivalent backtracking regex is quadratic on long lines."""
+    paren = text.find("(")
+    while paren >= 0:
+        if paren and names_call(text, paren):
+            argument = STRING_ARGUMENT.match(text, paren + 1)
+            quoted = argument.group(1) if argument else None
+            return text[:paren] + ("(" + quoted if quoted else "")
+        paren = text.find("(", paren + 1)
+    return None
+
+
+def names_call(text: str, paren: int) -> bool:
+    r"""Whether text[:paren] ends with a name (`[A-Za-z_$][\w$]*`), or a name and `<...>` free of
+    parentheses."""
+    if text[paren - 1] != ">":
+        return ends_with_name(text, paren)
+    opening = paren - 2
+    while opening >= 0 and text[opening] not in "()":
+        if text[opening] == "<" and ends_with_name(text, opening):
+            return True
+        opening -= 1
+    return False
+
+
+def ends_with_name(text: str, end: int) -> bool:
+    r"""Whether the run of word characters (`[\w$]`) before `end` holds one a name may start with
+    (`[A-Za-z_$]`)."""
+    k = end - 1
+    found = False
+    while k >= 0 and (text[k].isalnum() or text[k] in "_$"):
+        found = found or text[k] in NAME_START
+        k -= 1
+    return found
 
 
 @dataclass
@@ -184,12 +265,18 @@ class Side:
     lines: list[str]
     texts: dict[tuple[int, int], str] = field(default_factory=dict)  # by (start, end)
     keys: dict[int, str] = field(default_factory=dict)  # by header line
+    normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
+
+    @property
+    def normalized(self) -> list[str]:
+        if self.normalized_lines is None:
+            self.normalized_lines = [" ".join(line.split()) for line in self.lines]
+        return self.normalized_lines
 
     def text(self, item: Item) -> str:
         cached = self.texts.get((item.start, item.end))
         if cached is None:
-            span = self.lines[item.start : item.end]
-            cached = "\n".join(normalize(line) for line in span if line.strip())
+            cached = "\n".join(filter(None, self.normalized[item.start : item.end]))
             self.texts[item.start, item.end] = cached
         return cached
 
@@ -200,7 +287,7 @@ class Side:
         return cached
 
     def nonblank(self, items: Sequence[Item]) -> int:
-        return sum(1 for item in items for line in self.lines[item.start : item.end] if line.strip())
+        return sum(1 for item in items for line in self.normalized[item.start : item.end] if line)
 
 
 def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -229,7 +316,7 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def body(side: Side, item: Item) -> str:
     """An item's lines below its header, whitespace-normalised."""
-    return "\n".join(normalize(line) for line in side.lines[item.header + 1 : item.end] if line.strip())
+    return "\n".join(filter(None, side.normalized[item.header + 1 : item.end]))
 
 
 def has_marker(item: Item) -> bool:
@@ -560,9 +647,9 @@ class Aligner:
             if key in keys and key != normalize(self.snippet.lines[item.header]):
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True
-        bodies = {body(self.original, item) for item in kept if item.children}
+        bodies = {body(self.original, item) for item in kept if item.nested}
         for item in new:
-            shown = body(self.snippet, item) if item.children else ""
+            shown = body(self.snippet, item) if item.nested else ""
             if shown.count("\n") + 1 >= MIN_RENAMED_BODY_LINES and shown in bodies:
                 self.fail(
                     "renamed_or_copied", "a new item has the body of an elided one: renamed or copied?", item

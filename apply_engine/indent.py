@@ -23,20 +23,40 @@ def column(line: str) -> int:
     return width + line.count("\t", 0, width) * (TAB_WIDTH - 1)
 
 
+def columns(lines: list[str]) -> list[int]:
+    """column() of every line, in one pass."""
+    found = []
+    for line in lines:
+        rest = line.lstrip(" \t")
+        if not rest or rest.isspace():
+            found.append(-1)
+        elif len(rest) == len(line):
+            found.append(0)
+        else:
+            width = len(line) - len(rest)
+            found.append(width + line.count("\t", 0, width) * (TAB_WIDTH - 1))
+    return found
+
+
 def indent_unit(lines: list[str]) -> str | None:
     """The file's indentation unit, or None when no line is indented."""
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
     for line in lines[:UNIT_SAMPLE_LINES]:
-        if not line.strip():
+        rest = line.lstrip(" \t")
+        if not rest or rest.isspace():
             continue
-        ws = leading(line)
-        tabs += ws.startswith("\t")
-        spaces += ws.startswith(" ")
-        width = len(ws) if "\t" not in ws else previous
-        if not ws.startswith("\t") and width > previous:
-            steps[width - previous] += 1
+        width = len(line) - len(rest)
+        if width and line[0] == "\t":
+            tabs += 1
+            width = previous
+        elif width:
+            spaces += 1
+            if "\t" in line[:width]:
+                width = previous
+            elif width > previous:
+                steps[width - previous] += 1
         previous = width
     if tabs == 0 and spaces == 0:
         return None

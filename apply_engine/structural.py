@@ -15,8 +15,8 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import add
 
-from apply_engine.align import Aligner, Copy, Insert, Op, Side, signature_key
-from apply_engine.indent import DEFAULT_UNIT, Reindent, column, indent_unit
+from apply_engine.align import Aligner, Copy, Insert, Op, Side
+from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit
 from apply_engine.languages import (
     detect_language,
     has_block_comments,
@@ -84,17 +84,19 @@ def merge(original: str, snippet: str, language: str | None = None, path: str | 
 
 
 def merge_as(language: str, original: str, snippet: str) -> MergeResult:
-    source, edit = Source.read(original), Source.read(snippet)
+    edit = Source.read(snippet)
     if language != "markdown":
         edit = without_fence(edit)
     if not "".join(edit.lines).strip():
         return ambiguous(language, "empty_snippet", "the snippet is empty")
-    markers = find_markers(edit.lines, source.lines, language)
+    analysis = analyse(original, language)
+    source = analysis.source
+    markers = find_markers(edit.lines, source.lines, language, source.raw)
     if not source.lines or not "".join(source.lines).strip():
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
         return finish(language, source, edit, [Insert(0, len(edit.lines), identity())], markers)
-    ops, reasons = plan_lines(source, edit, markers, language)
+    ops, reasons = plan_lines(analysis, edit, markers, language)
     if ops is None:
         return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
     return finish(language, source, edit, ops, markers)
@@ -118,18 +120,22 @@ def identity() -> Reindent:
     return Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 
 
-def find_markers(snippet_lines: list[str], original_lines: list[str], language: str) -> set[int]:
+def find_markers(
+    snippet_lines: list[str], original_lines: list[str], language: str, original_text: str
+) -> set[int]:
     """Snippet lines that stand for elided code. A marker-shaped line is content when the original
-    has it at that place: next to the same neighbouring line as in the snippet."""
+    (`original_lines`, joined in `original_text`) has it at that place: next to the same
+    neighbouring line as in the snippet."""
     comments, block = line_comment_prefixes(language), has_block_comments(language)
     candidates = {k for k, line in enumerate(snippet_lines) if is_marker(line, comments, block)}
     if not candidates:
         return candidates
     wanted = {snippet_lines[k].strip() for k in candidates}
     places: dict[str, list[int]] = {}
-    for j, line in enumerate(original_lines):
-        if line.strip() in wanted:
-            places.setdefault(line.strip(), []).append(j)
+    if any(line in original_text for line in wanted):
+        for j, line in enumerate(original_lines):
+            if line.strip() in wanted:
+                places.setdefault(line.strip(), []).append(j)
     return {
         k
         for k in candidates
@@ -173,20 +179,19 @@ def find_removals(
 
 
 def columns_of(lines: list[str], language: str) -> list[int]:
-    columns = string_columns(lines, [column(line) for line in lines], language)
+    found = string_columns(lines, columns(lines), language)
     if language == "markdown":
-        return markdown_columns(lines, columns)
-    return toml_columns(lines, columns) if language == "toml" else columns
+        return markdown_columns(lines, found)
+    return toml_columns(lines, found) if language == "toml" else found
 
 
 def plan_lines(
-    source: Source, edit: Source, markers: set[int], language: str
+    original: "Analysis", edit: Source, markers: set[int], language: str
 ) -> tuple[list[Op] | None, list[Reason]]:
     """1. outline both sides; 2. align at the top level, or 3. inside the one container that holds
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
-    original = analyse(source.raw, language)
-    o_columns, o_tree = original.columns, original.tree
+    source, o_columns, o_tree = original.source, original.columns, original.tree
     s_columns = columns_of(edit.lines, language)
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
@@ -212,8 +217,9 @@ def plan_lines(
 class Analysis:
     """What the merge needs from an original; cached, since servers merge into the same file often."""
 
+    source: Source
     columns: list[int]
-    tree: list[Item]
+    tree: list[Item]  # children are outlined on demand
     unit: str | None
     side: Side
 
@@ -222,9 +228,8 @@ class Analysis:
 def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language)
-    return Analysis(
-        columns, outline(source.lines, columns, set()), indent_unit(source.lines), Side(source.lines)
-    )
+    tree = outline(source.lines, columns, set())
+    return Analysis(source, columns, tree, indent_unit(source.lines), Side(source.lines))
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
@@ -289,19 +294,22 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
 
 def find_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner) -> Item | None:
     """The one original item whose children match most of the snippet's top-level items."""
-    wanted_texts = {aligner.snippet.text(item) for item in s_tree if not item.marker}
-    wanted_keys = {aligner.snippet.key(item) for item in s_tree if not item.marker}
+    shown = [item for item in s_tree if not item.marker]
+    wanted_texts = {aligner.snippet.text(item) for item in shown}
+    wanted_keys = {aligner.snippet.key(item) for item in shown}
+    first_lines = {text.partition("\n")[0] for text in wanted_texts}  # a text starts with its first line
+    original = aligner.original
     best: list[Item] = []
     best_score = 0
     stack = list(o_tree)
     while stack:
         item = stack.pop()
-        if not item.children:
+        if not item.nested:
             continue
         stack.extend(item.children)
         score = sum(
-            aligner.original.text(child) in wanted_texts
-            or signature_key(source_line(aligner, child)) in wanted_keys
+            original.key(child) in wanted_keys
+            or (original.normalized[child.start] in first_lines and original.text(child) in wanted_texts)
             for child in item.children
         )
         if score > best_score:
@@ -311,10 +319,6 @@ def find_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner) -> 
     if len(best) > 1:
         aligner.fail("several_candidates", f"{len(best)} places in the original match the snippet")
     return best[0] if len(best) == 1 else None
-
-
-def source_line(aligner: Aligner, item: Item) -> str:
-    return aligner.original.lines[item.header]
 
 
 def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: set[int]) -> MergeResult:

@@ -9,8 +9,8 @@ closer line at its own indent (`}`, `end`, `</div>`). Continuation lines at the 
 """
 
 import re
+import threading
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from itertools import accumulate
 
 CONTINUATION = re.compile(
@@ -23,20 +23,69 @@ MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
 MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
 
 
-@dataclass
 class Item:
-    lead: int
-    start: int
-    header: int
-    end: int
-    marker: bool = False
-    removal: bool = False  # a marker that says the code that stood here is deleted
-    closer: bool = False
-    children: list["Item"] = field(default_factory=list)
+    """One item of an outline. Its children are outlined when first asked for: an aligner looks
+    inside few of an original's items, so most are never expanded."""
+
+    __slots__ = ("_children", "_expand", "closer", "end", "header", "lead", "marker", "removal", "start")
+
+    def __init__(
+        self,
+        lead: int,
+        start: int,
+        header: int,
+        end: int,
+        marker: bool = False,
+        removal: bool = False,  # a marker that says the code that stood here is deleted
+        closer: bool = False,
+        children: "list[Item] | None" = None,
+        expand: "tuple[Outliner, int, int] | None" = None,  # outline lines [lo, hi) on demand
+    ) -> None:
+        self.lead, self.start, self.header, self.end = lead, start, header, end
+        self.marker, self.removal, self.closer = marker, removal, closer
+        self._children = children if children is not None or expand is not None else []
+        self._expand = expand
+
+    @property
+    def children(self) -> "list[Item]":
+        if self._children is None:
+            outliner, lo, hi = self._expand  # type: ignore[misc]
+            children = outliner.items(lo, hi)
+            with EXPANDING:  # an Analysis is shared between threads: expand once
+                if self._children is None:
+                    self._children = children
+        return self._children
+
+    @property
+    def nested(self) -> bool:
+        """Whether the item has children, without outlining them."""
+        if self._children is not None:
+            return bool(self._children)
+        outliner, lo, hi = self._expand  # type: ignore[misc]
+        return outliner.last_shown[hi] >= lo
+
+    def under(self, lead: int, start: int) -> "Item":
+        """This item with prefix lines from `start` (blank lines from `lead`) above its header."""
+        return Item(
+            lead,
+            start,
+            self.header,
+            self.end,
+            closer=self.closer,
+            children=self._children,
+            expand=self._expand,
+        )
 
     @property
     def prefix(self) -> bool:
         return self.start < self.header
+
+    def __repr__(self) -> str:
+        flags = "".join(f" {name}" for name in ("marker", "removal", "closer") if getattr(self, name))
+        return f"Item({self.lead}, {self.start}, {self.header}, {self.end}{flags})"
+
+
+EXPANDING = threading.Lock()
 
 
 def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
@@ -147,7 +196,7 @@ class Outliner:
             j = min(self.block_end[j], hi)
         end = self.last_shown[j] + 1
         body_end = end - 1 if closer else end
-        return Item(lead, i, i, end, closer=closer, children=self.items(i + 1, body_end))
+        return Item(lead, i, i, end, closer=closer, expand=(self, i + 1, body_end))
 
 
 def block_ends(columns: list[int]) -> list[int]:
@@ -186,9 +235,7 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
             and columns[above.start] == columns[item.start]
             and PREFIX.match(lines[above.header].strip())
         ):
-            joined[-1] = Item(
-                above.lead, above.start, item.header, item.end, closer=item.closer, children=item.children
-            )
+            joined[-1] = item.under(above.lead, above.start)
         else:
             joined.append(item)
     return joined
