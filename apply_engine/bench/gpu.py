@@ -1,23 +1,30 @@
 """`fastapply bench gpu`: verify-forward latency vs K against the memory-bandwidth floor.
 
-For each Qwen2-shaped config (random weights, bf16 on CUDA, fp32 on CPU) after a 1024-token
-context: the latency of one forward over K new tokens (eager and CUDA-graph replay), the floor
-(weight bytes / measured device copy bandwidth), and end-to-end tok/s of the speculative loop when
-every step emits `tau` tokens (the plan is the model's own greedy output; the draft is capped at
-tau-1 tokens). A losslessness check compares the loop with transformers' greedy generate in fp32.
-Imports only torch and transformers (plus rich), so it runs on a bare GPU image.
+For each Qwen2-shaped config (random weights, bf16 on CUDA, fp32 on CPU), after a 1024-token context:
+- the floor: weight bytes / measured device-to-device copy bandwidth;
+- the latency of one FastTarget forward over K new tokens (synchronised, host launch included; on
+  CUDA a graph replay per bucket) for each attention variant with eager layers, then compiled layers
+  for the faster variant; transformers' StaticCache graphs at K=1 and 64 for comparison;
+- end-to-end tok/s of the real speculative loop when each step emits `tau` tokens on average, and
+  the host time per step outside the forward (drafting, argmax acceptance, crop, uploads).
+Random weights give near-flat distributions, so acceptance is scripted (the argmax is the script's
+next token) while every step pays one real forward. Checks: FastTarget's logits against
+transformers' (fp32 tiny model, and each variant in bf16 at each size), and the loop over FastTarget
+against transformers' greedy generate (fp32). Imports only torch, numpy, transformers and rich.
 """
 
 import json
+import math
 import statistics
 import time
 from pathlib import Path
 
 import torch
 
-from apply_engine.bench.cuda_decode import BUCKETS, StaticTarget
+from apply_engine.bench.cuda_decode import StaticTarget
 from apply_engine.drafters.plan import PlanDrafter
-from apply_engine.speculative import HFTarget, speculative_decode
+from apply_engine.fast_target import ATTENTIONS, BUCKETS, FastTarget
+from apply_engine.speculative import HFTarget, Target, speculative_decode
 
 CONTEXT = 1024
 SHAPES = {  # hidden, intermediate, layers, heads, kv heads, vocab
@@ -57,7 +64,7 @@ def copy_bandwidth(device: torch.device, nbytes: int = 1 << 30) -> float:
     """Bytes/s of a device-to-device copy (read + write counted)."""
     if device.type == "cpu":
         nbytes = 1 << 26
-    src = torch.empty(nbytes, dtype=torch.uint8, device=device)
+    src = torch.randint(0, 255, (nbytes,), dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
     dst.copy_(src)
     sync(device)
@@ -70,8 +77,8 @@ def copy_bandwidth(device: torch.device, nbytes: int = 1 << 30) -> float:
     return 2 * nbytes / min(times)
 
 
-def forward_ms(target: StaticTarget, k: int, reps: int) -> float:
-    """Median latency of one forward over k new tokens after the context."""
+def forward_ms(target: FastTarget | StaticTarget, k: int, reps: int) -> float:
+    """Median latency of one forward over k new tokens after the context, host launch included."""
     tokens = [(7 * i) % 100 + 1 for i in range(k)]
     times = []
     for _ in range(reps):
@@ -84,96 +91,203 @@ def forward_ms(target: StaticTarget, k: int, reps: int) -> float:
     return statistics.median(times) * 1000
 
 
-def latency_table(model: torch.nn.Module, max_k: int, reps: int, graphs: bool) -> tuple[dict, str | None]:
-    target = StaticTarget(model, CONTEXT + 1024, graphs=graphs)
+def latency_table(target: FastTarget | StaticTarget, ks: list[int], reps: int) -> dict[int, float]:
+    target.reset()
     target.forward(list(range(1, CONTEXT + 1)))
-    table = {k: forward_ms(target, k, reps) for k in BUCKETS if k <= max_k}
-    return table, target.graph_error
+    return {k: forward_ms(target, k, reps) for k in ks}
 
 
-class ScriptedCost:
-    """The real model's forward (its cost) with a scripted answer (its acceptance).
-
-    Random weights give near-flat distributions whose argmax bf16 noise flips between one-token
-    and multi-token passes, so acceptance is taken from a script instead: the argmax at each
-    position is the script's next token. Every step still pays one real verify forward.
-    """
-
-    def __init__(self, inner: StaticTarget, prompt_len: int, script: list[int]) -> None:
-        self.inner, self.prompt_len, self.script = inner, prompt_len, script
-
-    @property
-    def length(self) -> int:
-        return self.inner.length
-
-    def reset(self) -> None:
-        self.inner.reset()
-
-    def forward(self, tokens: list[int]) -> torch.Tensor:
-        base = self.inner.length
-        logits = torch.zeros_like(self.inner.forward(tokens))  # [n, vocab]
-        at = [min(max(base + i + 1 - self.prompt_len, 0), len(self.script) - 1) for i in range(len(tokens))]
-        logits[torch.arange(len(tokens)), torch.tensor(self.script)[at].to(logits.device)] = 1.0
-        return logits
-
-    def crop(self, length: int) -> None:
-        self.inner.crop(length)
-
-
-def end_to_end(model: torch.nn.Module, tau: float, new_tokens: int, graphs: bool) -> dict:
-    """tok/s of one-token decoding and of the loop when each step emits `tau` tokens.
-
-    Both pay real forwards; the plan is the script, the draft capped at tau-1 tokens.
-    """
-    prompt = list(range(1, CONTEXT + 1))
-    script = [(31 * i) % 1000 + 3 for i in range(new_tokens)]
-    target = ScriptedCost(StaticTarget(model, CONTEXT + new_tokens + 8, graphs=graphs), len(prompt), script)
-    runs = {}
-    for name, max_k in (("plain", 0), ("ours", max(1, round(tau) - 1))):
-        sync(target.inner.device)
-        start = time.perf_counter()
-        steps = list(speculative_decode(target, prompt, PlanDrafter(script), new_tokens, set(), max_k=max_k))
-        sync(target.inner.device)
-        runs[name] = (steps, time.perf_counter() - start)
-    steps, seconds = runs["ours"]
-    ours = [t for s in steps for t in s.emitted]
+def bf16_agreement(model: torch.nn.Module, target: FastTarget) -> dict:
+    """A 48-token prefill then a 16-token verify against transformers' logits in the same dtype."""
+    tokens = [(37 * i) % 3000 + 11 for i in range(64)]
+    target.reset()
+    got = torch.cat([target.forward(tokens[:48]), target.forward(tokens[48:])]).float()  # [64, vocab]
+    with torch.inference_mode():
+        ref = model(torch.tensor([tokens], device=got.device)).logits[0].float()
+    target.reset()
     return {
-        "tokens": len(ours),
-        "tau": len(ours) / len(steps),
-        "plain_tok_s": new_tokens / runs["plain"][1],
-        "tok_s": len(ours) / seconds,
-        "exact_script": ours == script,
-        "drafting_share": sum(s.draft_s for s in steps) / sum(s.step_s for s in steps),
+        "rel_err": float((got - ref).norm() / ref.norm()),
+        "argmax_agree": float((got.argmax(-1) == ref.argmax(-1)).float().mean()),
     }
 
 
-def pipelined_ms(model: torch.nn.Module, k: int, reps: int = 20) -> float:
-    """Per-forward time of back-to-back graph replays with one sync: the GPU time without host waits."""
-    target = StaticTarget(model, CONTEXT + 1024, graphs=True)
-    target.forward(list(range(1, CONTEXT + 1)))
-    tokens = list(range(1, k + 1))
-    sync(target.device)
+class PacedDrafter:
+    """Proposes the script ahead of the output, capped so that steps emit `tau` tokens on average."""
+
+    name = "paced"
+
+    def __init__(self, script: list[int], tau: float) -> None:
+        self.script, self.tau, self.steps = script, tau, 0
+
+    def propose(self, context: list[int], k: int) -> list[int]:
+        step, self.steps = self.steps, self.steps + 1
+        emitted = math.floor((step + 1) * self.tau) - math.floor(step * self.tau)  # drafts + bonus
+        return self.script[len(context) : len(context) + min(k, emitted - 1)]
+
+
+class ScriptedCost:
+    """The inner target's forward (its cost) with a scripted answer (its acceptance).
+
+    The argmax at each verify position is made the script's next token. Without an inner target
+    the logits are a fixed device buffer: the loop then costs only its host work and one sync.
+    """
+
+    def __init__(self, inner: Target | None, prompt_len: int, script: list[int], vocab: int, device) -> None:
+        self.inner, self.prompt_len, self.length = inner, prompt_len, 0
+        padded = script + script[-1:] * BUCKETS[-1]  # answers past the script's end repeat its last token
+        self.answers = torch.tensor(padded, device=device)
+        self.rows = torch.arange(BUCKETS[-1], device=device)
+        self.blank = torch.zeros(BUCKETS[-1], vocab, dtype=torch.bfloat16, device=device)
+
+    def reset(self) -> None:
+        self.crop(0)
+
+    @torch.inference_mode()
+    def forward(self, tokens: list[int]) -> torch.Tensor:
+        n, at = len(tokens), max(self.length + 1 - self.prompt_len, 0)
+        logits = self.inner.forward(tokens) if self.inner else self.blank[:n].clone()  # [n, vocab]
+        if n <= BUCKETS[-1]:  # a verify pass (the prefill's logits are not read)
+            logits[self.rows[:n], self.answers[at : at + n]] = 1e4
+        self.length += n
+        return logits
+
+    def crop(self, length: int) -> None:
+        self.length = min(length, self.length)
+        if self.inner:
+            self.inner.crop(length)
+
+
+def run_loop(target: ScriptedCost, prompt: list[int], drafter, new_tokens: int, max_k: int) -> dict:
+    sync(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
     start = time.perf_counter()
-    for _ in range(reps):
-        target.forward(tokens)
-        target.crop(CONTEXT)
-    sync(target.device)
-    return (time.perf_counter() - start) / reps * 1000
+    steps = list(speculative_decode(target, prompt, drafter, new_tokens, set(), max_k=max_k))
+    sync(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    seconds = time.perf_counter() - start
+    return {"steps": steps, "seconds": seconds, "tokens": [t for s in steps for t in s.emitted]}
 
 
-def lossless_check(device: torch.device, graphs: bool) -> bool:
-    """fp32 tiny model: the loop with the static/graph target equals transformers' greedy generate."""
+def end_to_end(target: FastTarget, vocab: int, tau: float, new_tokens: int, forward_ms_at: dict) -> dict:
+    """tok/s of one-token decoding and of the loop at `tau`, and the host time per step."""
+    prompt = list(range(1, CONTEXT + 1))
+    script = [(31 * i) % 1000 + 3 for i in range(new_tokens)]
+    scripted = ScriptedCost(target, len(prompt), script, vocab, target.device)
+    plain = run_loop(scripted, prompt, PacedDrafter(script, 1.0), new_tokens, 0)
+    ours = run_loop(scripted, prompt, PacedDrafter(script, tau), new_tokens, BUCKETS[-1] - 1)
+    host_only = ScriptedCost(None, len(prompt), script, vocab, target.device)
+    loop = run_loop(host_only, prompt, PacedDrafter(script, tau), new_tokens, BUCKETS[-1] - 1)
+    steps = ours["steps"]
+    widths = [s.drafted + 1 for s in steps]
+    bucket = next(b for b in BUCKETS if b >= statistics.median(widths))
+    step_ms = statistics.median(s.step_s for s in steps) * 1000
+    return {
+        "tokens": len(ours["tokens"]),
+        "steps": len(steps),
+        "tau": len(ours["tokens"]) / len(steps),
+        "plain_tok_s": new_tokens / sum(s.step_s for s in plain["steps"]),
+        "tok_s": len(ours["tokens"]) / sum(s.step_s for s in steps),  # decoding; the prefill apart
+        "tok_s_with_prefill": len(ours["tokens"]) / ours["seconds"],
+        "exact_script": ours["tokens"] == script and plain["tokens"] == script,
+        "median_step_ms": step_ms,
+        "bucket": bucket,
+        "forward_ms_at_bucket": forward_ms_at[bucket],
+        "step_minus_forward_ms": step_ms - forward_ms_at[bucket],
+        "loop_only_ms_per_step": statistics.median(s.step_s for s in loop["steps"]) * 1000,
+        "drafting_ms_per_step": statistics.mean(s.draft_s for s in loop["steps"]) * 1000,
+    }
+
+
+def fp32_checks(device: torch.device, graphs: bool, compile: bool) -> dict:
+    """Tiny fp32 model: FastTarget's logits match transformers' (prefill, verify, crop, continue),
+    and the loop over FastTarget equals transformers' greedy generate, for each variant."""
     model = build("tiny", device, torch.float32)
-    prompt = [(13 * i) % 4000 + 5 for i in range(40)]
-    reference = model.generate(
-        torch.tensor([prompt], device=device), do_sample=False, max_new_tokens=64, eos_token_id=None
-    )[0, len(prompt) :].tolist()
+    tokens = [(13 * i) % 4000 + 5 for i in range(40)]
+    with torch.inference_mode():
+        ref = model(torch.tensor([tokens], device=device)).logits[0]  # [40, vocab]
+        generated = model.generate(torch.tensor([tokens], device=device), do_sample=False, max_new_tokens=64)
+    reference = generated[0, len(tokens) :].tolist()
     plan = [t if i % 9 else (t + 1) % 4096 for i, t in enumerate(reference)]
-    results = []
-    for target in (StaticTarget(model, 256, graphs=graphs), HFTarget(model)):
-        steps = speculative_decode(target, prompt, PlanDrafter(plan), 64, set(), max_k=16)
-        results.append([t for s in steps for t in s.emitted] == reference)
-    return all(results)
+    out: dict = {}
+    for name, kwargs in variant_kwargs(compile, "sdpa"):
+        target = FastTarget(model, 256, graphs=graphs, buckets=(1, 2, 4, 8, 16), **kwargs)
+        got = [target.forward(tokens[:20]), target.forward(tokens[20:25])[:3]]
+        target.crop(23)
+        got += [target.forward(tokens[23:31]), target.forward(tokens[31:32])]
+        steps = speculative_decode(target, tokens, PlanDrafter(plan), 64, set(), max_k=15)
+        out[name] = {
+            "max_abs_err": float((torch.cat(got) - ref[:32]).abs().max()),
+            "lossless": [t for s in steps for t in s.emitted] == reference,
+            "graphs": bool(target.graphs),
+            "compile_error": target.compile_error,
+        }
+    hf = speculative_decode(HFTarget(model), tokens, PlanDrafter(plan), 64, set(), max_k=15)
+    out["hf_lossless"] = [t for s in hf for t in s.emitted] == reference
+    return out
+
+
+def variant_kwargs(compile: bool, compiled_attention: str) -> list[tuple[str, dict]]:
+    variants = [(f"{a}", {"attention": a}) for a in ATTENTIONS]
+    if compile:
+        variants.append((f"{compiled_attention}+compile", {"attention": compiled_attention, "compile": True}))
+    return variants
+
+
+def measure_variant(
+    model: torch.nn.Module, kwargs: dict, ks: list[int], reps: int, graphs: bool
+) -> tuple[FastTarget, dict]:
+    start = time.perf_counter()
+    target = FastTarget(model, CONTEXT + 1024, graphs=graphs, **kwargs)
+    built_s = time.perf_counter() - start
+    figures = {
+        "build_s": built_s,
+        "graphs": bool(target.graphs),
+        "graph_error": target.graph_error,
+        "compile_error": target.compile_error,
+        "bf16_vs_transformers": bf16_agreement(model, target),
+        "ms": latency_table(target, ks, reps),
+    }
+    return target, figures
+
+
+def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) -> dict:
+    """Floor, latency vs K per variant, the transformers comparison and the loop end to end."""
+    model = build(size, device, dtype)
+    graphs = device.type == "cuda"
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    floor_ms = weight_bytes / copy_bandwidth(device) * 1000
+    ks = [k for k in BUCKETS if k <= opts["max_k"]]
+    e2e_bucket = next(b for b in BUCKETS if b >= math.ceil(opts["tau"]))
+    targets, variants = {}, {}
+    for name, kwargs in variant_kwargs(False, "sdpa"):
+        targets[name], variants[name] = measure_variant(model, kwargs, ks, opts["reps"], graphs)
+    fastest_eager = min(variants, key=lambda v: variants[v]["ms"].get(e2e_bucket, variants[v]["ms"][ks[-1]]))
+    if opts["compile"]:
+        name, kwargs = variant_kwargs(True, fastest_eager)[-1]
+        targets[name], variants[name] = measure_variant(model, kwargs, ks, opts["reps"], graphs)
+    best = min(variants, key=lambda v: variants[v]["ms"].get(e2e_bucket, variants[v]["ms"][ks[-1]]))
+    e2e = end_to_end(targets[best], SHAPES[size][5], opts["tau"], opts["new_tokens"], variants[best]["ms"])
+    out = {
+        "weight_bytes": weight_bytes,
+        "floor_ms": floor_ms,
+        "variants": variants,
+        "best": best,
+        "best_over_floor": {k: ms / floor_ms for k, ms in variants[best]["ms"].items()},
+        "transformers_static_graph_ms": transformers_ms(
+            model, [k for k in (1, 64) if k in ks], opts["reps"], graphs
+        ),
+        "end_to_end": {"variant": best, **e2e},
+    }
+    del targets, model
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return out
+
+
+def transformers_ms(model: torch.nn.Module, ks: list[int], reps: int, graphs: bool) -> dict[int, float]:
+    """The previous target (transformers' forward over a StaticCache, CUDA graphs) for comparison."""
+    target = StaticTarget(model, CONTEXT + 1024, graphs=graphs)
+    table = latency_table(target, ks, reps)
+    del target
+    return table
 
 
 def main(
@@ -183,74 +297,57 @@ def main(
     device: str = "auto",
     json_out: Path | None = None,
     reps: int = 20,
-    new_tokens: int = 512,
+    new_tokens: int = 1000,
+    compile: bool = True,
 ) -> dict:
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     torch_device = torch.device(device)
-    dtype = torch.bfloat16 if torch_device.type == "cuda" else torch.float32
-    graphs = torch_device.type == "cuda"
-    tau_used = tau if tau is not None else 20.0
-    bandwidth = copy_bandwidth(torch_device)
+    on_cuda = torch_device.type == "cuda"
+    dtype = torch.bfloat16 if on_cuda else torch.float32
+    opts = {"max_k": max_k, "reps": reps, "tau": tau if tau is not None else 19.7, "new_tokens": new_tokens}
+    opts["compile"] = compile and on_cuda
     result: dict = {
-        "device": torch.cuda.get_device_name() if graphs else "cpu",
+        "device": torch.cuda.get_device_name() if on_cuda else "cpu",
+        "torch": torch.__version__,
         "dtype": str(dtype),
-        "copy_bandwidth_gb_s": bandwidth / 1e9,
-        "tau": tau_used,
-        "tau_source": "given" if tau is not None else "assumed 20 (the oracle-tau goal); pass --tau",
-        "lossless_fp32": lossless_check(torch_device, graphs),
+        "context": CONTEXT,
+        "copy_bandwidth_gb_s": copy_bandwidth(torch_device) / 1e9,
+        "tau": opts["tau"],
+        "tau_source": "given" if tau is not None else "assumed 19.7 (the fixtures' tau); pass --tau",
+        "fp32_checks": fp32_checks(torch_device, on_cuda, opts["compile"]),
         "sizes": {},
     }
+    print(json.dumps(result, indent=1), flush=True)
     for size in [s.strip() for s in sizes.split(",") if s.strip()]:
-        result["sizes"][size] = bench_size(
-            size, torch_device, dtype, max_k, reps, graphs, tau_used, new_tokens
-        )
+        result["sizes"][size] = bench_size(size, torch_device, dtype, opts)
         report(size, result["sizes"][size])
-    print(json.dumps({k: v for k, v in result.items() if k != "sizes"}, indent=1))
-    if json_out is not None:
-        Path(json_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_out).write_text(json.dumps(result, indent=1) + "\n")
+        if json_out is not None:  # after each size, so a run cut short keeps what it measured
+            Path(json_out).parent.mkdir(parents=True, exist_ok=True)
+            Path(json_out).write_text(json.dumps(result, indent=1) + "\n")
     return result
-
-
-def bench_size(size, device, dtype, max_k, reps, graphs, tau, new_tokens) -> dict:
-    model = build(size, device, dtype)
-    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    floor_ms = weight_bytes / copy_bandwidth(device) * 1000
-    eager, _ = latency_table(model, max_k, reps, graphs=False)
-    graph, graph_error = latency_table(model, max_k, reps, graphs=graphs) if graphs else (eager, None)
-    out = {
-        "weight_bytes": weight_bytes,
-        "floor_ms": floor_ms,
-        "eager_ms": eager,
-        "graph_ms": graph,
-        "graph_error": graph_error,
-        "graph_over_floor": {k: v / floor_ms for k, v in graph.items()},
-        "pipelined_ms": {k: pipelined_ms(model, k) for k in (1, 64)} if graphs else None,
-        "end_to_end": end_to_end(model, tau, new_tokens, graphs),
-    }
-    del model
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-    return out
 
 
 def report(size: str, figures: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(
-        title=f"bench gpu {size}: forward over K new tokens after {CONTEXT} (floor {figures['floor_ms']:.3f} ms)"
-    )
-    for column in ("K", "eager ms", "graph ms", "graph / floor"):
+    floor = figures["floor_ms"]
+    table = Table(title=f"bench gpu {size}: forward over K new tokens after {CONTEXT} (floor {floor:.3f} ms)")
+    names = list(figures["variants"])
+    for column in ("K", *[f"{n} ms" for n in names], f"{figures['best']} / floor", "transformers ms"):
         table.add_column(column, justify="right")
-    for k, ms in figures["graph_ms"].items():
-        table.add_row(
-            str(k), f"{figures['eager_ms'][k]:.3f}", f"{ms:.3f}", f"{figures['graph_over_floor'][k]:.2f}"
-        )
-    Console().print(table)
+    best = figures["variants"][figures["best"]]["ms"]
+    for k in best:
+        hf = figures["transformers_static_graph_ms"].get(k)
+        cells = [f"{figures['variants'][n]['ms'][k]:.3f}" for n in names]
+        table.add_row(str(k), *cells, f"{best[k] / floor:.2f}", "" if hf is None else f"{hf:.3f}")
+    console = Console(width=160)
+    console.print(table)
     e2e = figures["end_to_end"]
-    Console().print(
-        f"end to end: {e2e['tok_s']:.0f} tok/s at tau {e2e['tau']:.1f} (plain {e2e['plain_tok_s']:.0f} tok/s),"
-        f" scripted answer exact: {e2e['exact_script']}"
+    console.print(
+        f"end to end ({e2e['variant']}): {e2e['tok_s']:.0f} tok/s at tau {e2e['tau']:.2f}"
+        f" (plain {e2e['plain_tok_s']:.0f} tok/s); step {e2e['median_step_ms']:.3f} ms ="
+        f" forward {e2e['forward_ms_at_bucket']:.3f} + {e2e['step_minus_forward_ms']:.3f};"
+        f" loop alone {e2e['loop_only_ms_per_step']:.3f} ms/step; exact: {e2e['exact_script']}"
     )

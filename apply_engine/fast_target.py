@@ -1,0 +1,306 @@
+"""A lean decoder for the Llama family (model_type llama, mistral, qwen2) over a static KV cache.
+
+Built from a loaded transformers model: its config and its weight tensors, shared, except q/k/v and
+gate/up, which are concatenated so that a layer runs four matrix products. The rotary table is
+precomputed. Attention reads the whole static cache through an explicit additive mask (slot j is
+visible from position p iff j <= p), so shapes never depend on how full the cache is and the KV
+heads are never repeated for the query heads.
+
+On CUDA each forward of up to 256 tokens is padded to a bucket (1, 2, 4, ..., 256) and replays one
+captured CUDA graph per bucket. Padding tokens land in cache slots after the real ones: the mask
+hides them from the real positions and the next forward overwrites them, so cropping the cache is
+only moving `length` back. Optionally the layer function is compiled once (all layers share it).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from apply_engine.speculative import HFTarget, Target
+
+SUPPORTED = ("llama", "mistral", "qwen2")
+BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+ATTENTIONS = ("sdpa", "matmul")
+
+
+class Dims(NamedTuple):
+    heads: int
+    kv_heads: int
+    head_dim: int
+    eps: float
+    attention: str  # "sdpa": one SDPA call with enable_gqa; "matmul": two batched products
+
+
+class Layer(NamedTuple):
+    input_norm: torch.Tensor  # [hidden]
+    qkv: torch.Tensor  # [(heads + 2 kv_heads) * head_dim, hidden], q, k, v rows concatenated
+    qkv_bias: torch.Tensor | None
+    o: torch.Tensor  # [hidden, heads * head_dim]
+    o_bias: torch.Tensor | None
+    post_norm: torch.Tensor  # [hidden]
+    gate_up: torch.Tensor  # [2 * intermediate, hidden], gate rows then up rows
+    gate_up_bias: torch.Tensor | None
+    down: torch.Tensor  # [hidden, intermediate]
+    down_bias: torch.Tensor | None
+
+
+def unsupported_reason(model: torch.nn.Module, cache_len: int) -> str | None:
+    """Why FastTarget cannot run this model exactly as transformers does; None when it can."""
+    config = model.config
+    if config.model_type not in SUPPORTED:
+        return f"model_type {config.model_type!r} is not one of {SUPPORTED}"
+    if getattr(config, "hidden_act", "silu") != "silu" or getattr(config, "pretraining_tp", 1) != 1:
+        return "activation other than silu, or pretraining_tp > 1"
+    rope_type = getattr(model.model.rotary_emb, "rope_type", "default")
+    if rope_type in ("dynamic", "longrope"):
+        return f"rope type {rope_type!r} changes with the sequence length"
+    window = getattr(config, "sliding_window", None) if getattr(config, "use_sliding_window", True) else None
+    if window is not None and window < cache_len:
+        return f"sliding window of {window} tokens is shorter than the cache"
+    return None
+
+
+def make_target(model: torch.nn.Module, max_len: int, on_cpu: bool = False) -> Target:
+    """FastTarget for a supported model on CUDA, else transformers' own forward (HFTarget).
+
+    On CPU the transformers cache is the better choice: it attends only to the filled slots, and
+    there are no kernel launches to save. `on_cpu` forces FastTarget there too (tests).
+    """
+    device = next(model.parameters()).device
+    if (device.type == "cuda" or on_cpu) and unsupported_reason(model, max_len + BUCKETS[-1]) is None:
+        return FastTarget(model, max_len)
+    return HFTarget(model)
+
+
+def fuse_layers(model: torch.nn.Module) -> list[Layer]:
+    """Each decoder layer's weights: norms, o and down shared; q/k/v and gate/up concatenated."""
+
+    def cat(*tensors: torch.Tensor | None) -> torch.Tensor | None:
+        return None if tensors[0] is None else torch.cat(tensors)  # type: ignore[arg-type]
+
+    layers = []
+    for block in model.model.layers:
+        attn, mlp = block.self_attn, block.mlp
+        layers.append(
+            Layer(
+                input_norm=block.input_layernorm.weight,
+                qkv=cat(attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight),
+                qkv_bias=cat(attn.q_proj.bias, attn.k_proj.bias, attn.v_proj.bias),
+                o=attn.o_proj.weight,
+                o_bias=attn.o_proj.bias,
+                post_norm=block.post_attention_layernorm.weight,
+                gate_up=cat(mlp.gate_proj.weight, mlp.up_proj.weight),
+                gate_up_bias=cat(mlp.gate_proj.bias, mlp.up_proj.bias),
+                down=mlp.down_proj.weight,
+                down_bias=mlp.down_proj.bias,
+            )
+        )
+    return layers
+
+
+def rope_table(rotary: torch.nn.Module, length: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sign-folded sin for positions 0..length-1, computed as transformers does (fp32, cast).
+
+    rotate_half(x) * sin == roll(x, half) * signed_sin, with signed_sin = [-sin_1, sin_2].
+    """
+    inv_freq = rotary.inv_freq.float()  # [head_dim / 2]
+    angles = torch.outer(torch.arange(length, device=inv_freq.device).float(), inv_freq)
+    angles = torch.cat([angles, angles], dim=-1)  # [length, head_dim]
+    cos, sin = angles.cos() * rotary.attention_scaling, angles.sin() * rotary.attention_scaling
+    half = sin.shape[-1] // 2
+    return cos.to(dtype), torch.cat([-sin[:, :half], sin[:, half:]], dim=-1).to(dtype)
+
+
+def rotate(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> torch.Tensor:
+    # x: [n, heads, head_dim]; cos, signed_sin: [n, 1, head_dim]
+    return torch.addcmul(x * cos, x.roll(x.shape[-1] // 2, dims=-1), signed_sin)
+
+
+def attend(
+    q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, mask: torch.Tensor, dims: Dims
+) -> torch.Tensor:
+    """Attention of n queries over the whole cache; query head h reads KV head h // group."""
+    # q: [n, heads, head_dim]; k_cache, v_cache: [kv_heads, cache_len, head_dim] -> [n, heads * head_dim]
+    n, group = q.shape[0], dims.heads // dims.kv_heads
+    if dims.attention == "sdpa":  # mask: [n, cache_len]
+        out = F.scaled_dot_product_attention(
+            q.transpose(0, 1)[None], k_cache[None], v_cache[None], attn_mask=mask, enable_gqa=True
+        )  # [1, heads, n, head_dim]
+        return out[0].transpose(0, 1).reshape(n, -1)
+    # matmul: the group's queries share their KV head's products. mask: [group * n, cache_len]
+    q = (
+        q.view(n, dims.kv_heads, group, dims.head_dim)
+        .permute(1, 2, 0, 3)
+        .reshape(dims.kv_heads, group * n, -1)
+    )
+    scores = torch.baddbmm(mask, q, k_cache.transpose(1, 2), alpha=dims.head_dim**-0.5)  # [kv, group*n, len]
+    probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+    out = torch.bmm(probs, v_cache)  # [kv_heads, group * n, head_dim]
+    return out.view(dims.kv_heads, group, n, -1).permute(2, 0, 1, 3).reshape(n, -1)
+
+
+def block(
+    x: torch.Tensor,
+    layer: Layer,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    positions: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    mask: torch.Tensor,
+    dims: Dims,
+) -> torch.Tensor:
+    """One decoder layer over n new tokens; writes their keys and values into the cache slots `positions`."""
+    # x: [n, hidden]; positions: [n]; cos, sin: [n, 1, head_dim]
+    n, q_heads = x.shape[0], dims.heads + dims.kv_heads
+    qkv = F.linear(F.rms_norm(x, x.shape[-1:], layer.input_norm, dims.eps), layer.qkv, layer.qkv_bias)
+    qk = rotate(qkv[:, : q_heads * dims.head_dim].view(n, q_heads, dims.head_dim), cos, sin)
+    q, k = qk.split([dims.heads, dims.kv_heads], dim=1)  # [n, heads, head_dim], [n, kv_heads, head_dim]
+    v = qkv[:, q_heads * dims.head_dim :].view(n, dims.kv_heads, dims.head_dim)
+    k_cache[:, positions] = k.transpose(0, 1)
+    v_cache[:, positions] = v.transpose(0, 1)
+    h = x + F.linear(attend(q, k_cache, v_cache, mask, dims), layer.o, layer.o_bias)
+    gate, up = F.linear(
+        F.rms_norm(h, h.shape[-1:], layer.post_norm, dims.eps), layer.gate_up, layer.gate_up_bias
+    ).chunk(2, dim=-1)
+    return h + F.linear(F.silu(gate) * up, layer.down, layer.down_bias)  # [n, hidden]
+
+
+def compiled(fn: object) -> object:
+    """torch.compile of the layer function: static shapes, one variant per bucket, shared by all layers."""
+    config = torch._dynamo.config
+    name = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+    setattr(config, name, max(getattr(config, name), 64))  # 9 buckets x model sizes in one process
+    return torch.compile(fn, dynamic=False, fullgraph=True)
+
+
+class FastTarget:
+    """Target protocol (reset/forward/crop/length) over the lean decoder and its static cache."""
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        max_len: int,
+        graphs: bool = True,
+        compile: bool = False,
+        attention: str = "sdpa",
+        buckets: tuple[int, ...] = BUCKETS,
+    ) -> None:
+        config = model.config
+        embed = model.get_input_embeddings().weight  # [vocab, hidden]
+        self.device, self.dtype = embed.device, embed.dtype
+        self.max_len, self.buckets, self.length = max_len, buckets, 0
+        cache_len = -(-(max_len + buckets[-1]) // 64) * 64  # room for a padded forward at the end
+        heads = config.num_attention_heads
+        head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+        self.dims = Dims(heads, config.num_key_value_heads, head_dim, config.rms_norm_eps, attention)
+        with torch.inference_mode():
+            self.embed, self.lm_head = embed, model.get_output_embeddings().weight  # shared
+            self.norm, self.layers = model.model.norm.weight, fuse_layers(model)
+            self.cos, self.sin = rope_table(model.model.rotary_emb, cache_len, self.dtype)
+            shape = (self.dims.kv_heads, cache_len, head_dim)
+            self.k_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
+            self.v_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
+            self.slots = torch.arange(cache_len, device=self.device)  # [cache_len]
+        # A forward's ids (row 0) and positions (row 1) go up in one copy from a host staging buffer.
+        on_cuda = self.device.type == "cuda"
+        self.staging = torch.zeros(2, buckets[-1], dtype=torch.long, pin_memory=on_cuda)
+        self.inputs = torch.zeros(2, buckets[-1], dtype=torch.long, device=self.device)
+        self.uploaded = torch.cuda.Event() if on_cuda else None
+        self.block, self.compile_error, self.graph_error = block, None, None
+        self.graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
+        if compile:
+            self.block = compiled(block)
+        self.prepare(graphs and on_cuda)
+
+    def prepare(self, graphs: bool) -> None:
+        """Compile now (not at the first request) and capture; on failure fall back to eager, then to no graphs."""
+        try:
+            if self.block is not block:
+                self.run(self.inputs[0, :1], self.inputs[1, :1])
+            if graphs:
+                self.pool = torch.cuda.graph_pool_handle()
+                self.graphs = {b: self.capture(b) for b in sorted(self.buckets, reverse=True)}
+        except Exception as exc:  # compile errors, or a kernel that syncs with the host during capture
+            reason = f"{type(exc).__name__}: {exc}"[:300]
+            if self.block is block:
+                self.graphs, self.graph_error = {}, reason
+            else:
+                self.block, self.compile_error = block, reason
+                self.prepare(graphs)
+        self.length = 0
+
+    def reset(self) -> None:
+        self.length = 0  # stale slots are overwritten before any position attends to them
+
+    def crop(self, length: int) -> None:
+        self.length = min(length, self.length)
+
+    @torch.inference_mode()
+    def forward(self, tokens: list[int]) -> torch.Tensor:
+        n, base = len(tokens), self.length
+        if base + n > self.max_len:
+            raise ValueError(f"static cache of {self.max_len} tokens is full")
+        bucket = next((b for b in self.buckets if b >= n), None)
+        if bucket is None:  # a long prefill: eager, unpadded
+            positions = torch.arange(base, base + n, device=self.device)
+            logits = self.run(torch.tensor(tokens, device=self.device), positions)
+        else:
+            logits = self.padded(tokens, bucket)
+        self.length = base + n
+        return logits  # [n, vocab]
+
+    def padded(self, tokens: list[int], bucket: int) -> torch.Tensor:
+        """The forward padded to `bucket` tokens: a graph replay on CUDA, eager elsewhere."""
+        if self.uploaded is not None:
+            self.uploaded.synchronize()  # the previous upload has left the staging buffer
+        staging = self.staging.numpy()
+        staging[0, : len(tokens)] = tokens
+        staging[0, len(tokens) : bucket] = 0
+        staging[1, :bucket] = np.arange(self.length, self.length + bucket)
+        self.inputs.copy_(self.staging, non_blocking=True)
+        if self.uploaded is not None:
+            self.uploaded.record()
+        if bucket not in self.graphs:
+            return self.run(self.inputs[0, :bucket], self.inputs[1, :bucket])[: len(tokens)]
+        graph, logits = self.graphs[bucket]
+        graph.replay()
+        return logits[: len(tokens)].clone()  # the graph's buffer is overwritten by the next replay
+
+    def capture(self, bucket: int) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
+        ids, positions = self.inputs[0, :bucket], self.inputs[1, :bucket]  # [b], [b]: static addresses
+        positions.copy_(torch.arange(bucket, device=self.device))
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(2):  # warm-up: compile, pick kernels, allocate outside the capture
+                self.run(ids, positions)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.pool):
+            logits = self.run(ids, positions)  # [b, vocab]
+        return graph, logits
+
+    @torch.inference_mode()
+    def run(self, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        # ids, positions: [n] -> logits [n, vocab]
+        x = F.embedding(ids, self.embed)  # [n, hidden]
+        cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
+        mask = self.mask(positions)
+        for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
+            x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
+        return F.linear(F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps), self.lm_head)
+
+    def mask(self, positions: torch.Tensor) -> torch.Tensor:
+        """Additive mask over the cache, built once per forward: 0 where slot <= position, else -inf."""
+        visible = self.slots[None, :] <= positions[:, None]  # [n, cache_len]
+        mask = torch.zeros(visible.shape, dtype=self.dtype, device=self.device).masked_fill_(
+            ~visible, float("-inf")
+        )
+        if (
+            self.dims.attention == "matmul"
+        ):  # rows in the order of the grouped queries: [group * n, cache_len]
+            return mask.repeat(self.dims.heads // self.dims.kv_heads, 1)
+        return mask

@@ -1,0 +1,90 @@
+"""FastTarget computes transformers' function: same logits, same greedy tokens, on CPU in fp32."""
+
+import pytest
+import torch
+
+from apply_engine import fast_target
+from apply_engine.drafters.plan import PlanDrafter
+from apply_engine.fast_target import FastTarget, make_target, unsupported_reason
+from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
+from tests.helpers_models import tiny_model
+
+
+def reference_logits(model: torch.nn.Module, tokens: list[int]) -> torch.Tensor:
+    with torch.inference_mode():
+        return model(torch.tensor([tokens])).logits[0]  # [n, vocab], no cache
+
+
+@pytest.fixture(scope="module", params=["llama", "qwen2"])
+def model(request) -> torch.nn.Module:
+    return tiny_model(request.param, init_range=0.1)
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "matmul"])
+def test_logits_equal_transformers_across_prefill_verify_crop_and_continue(model, attention) -> None:
+    tokens = torch.randint(3, 49000, (40,), generator=torch.Generator().manual_seed(0)).tolist()
+    target = FastTarget(model, max_len=64, attention=attention, buckets=(1, 2, 4, 8))
+    prefill = target.forward(tokens[:12])  # longer than the largest bucket: unpadded
+    verify = target.forward(tokens[12:17])  # padded to 8
+    target.crop(14)  # keep 2 of the 5 verified tokens
+    after_crop = target.forward(tokens[14:20])
+    one = target.forward(tokens[20:21])
+    got = torch.cat([prefill, verify[:2], after_crop, one])  # the logits of tokens[:21], in order
+    torch.testing.assert_close(got, reference_logits(model, tokens[:21]), rtol=1e-4, atol=1e-4)
+    assert target.length == 21
+    torch.testing.assert_close(verify, reference_logits(model, tokens[:17])[12:], rtol=1e-4, atol=1e-4)
+
+
+def test_reset_forgets_the_previous_sequence(model) -> None:
+    target = FastTarget(model, max_len=32)
+    target.forward([5, 6, 7, 8, 9])
+    target.reset()
+    torch.testing.assert_close(
+        target.forward([11, 12]), reference_logits(model, [11, 12]), rtol=1e-4, atol=1e-4
+    )
+
+
+def test_speculative_over_fast_target_equals_plain_decode_and_generate(model) -> None:
+    prompt = [(13 * i) % 4000 + 5 for i in range(20)]
+    with torch.inference_mode():
+        generated = model.generate(
+            torch.tensor([prompt]), do_sample=False, max_new_tokens=40, eos_token_id=None
+        )
+    reference = generated[0, len(prompt) :].tolist()
+    target = FastTarget(model, max_len=128, buckets=(1, 2, 4, 8, 16))
+    plain = list(plain_decode(target, prompt, 40, set()))
+    plan = [t if i % 7 else t + 1 for i, t in enumerate(reference)]  # every 7th token is wrong
+    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 40, set(), max_k=12))
+    assert plain == reference
+    assert [t for s in steps for t in s.emitted] == reference
+    assert any(s.accepted > 1 for s in steps)
+
+
+def test_make_target_falls_back_to_transformers_for_other_architectures() -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    gpt2 = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100)).eval()
+    assert "gpt2" in unsupported_reason(gpt2, 64)
+    assert isinstance(make_target(gpt2, 64, on_cpu=True), HFTarget)
+
+
+def test_make_target_uses_fast_target_for_llama_only_where_asked_on_cpu(model) -> None:
+    assert unsupported_reason(model, 64) is None
+    assert isinstance(make_target(model, 64, on_cpu=True), FastTarget)
+    assert isinstance(make_target(model, 64), HFTarget)  # CPU: transformers' cache is the faster
+
+
+def test_a_failing_compile_falls_back_to_the_eager_layer(model, monkeypatch) -> None:
+    def broken_compile(fn, **kwargs):
+        def fails(*args, **kw):
+            raise RuntimeError("inductor is not available")
+
+        return fails
+
+    monkeypatch.setattr(torch, "compile", broken_compile)
+    target = FastTarget(model, max_len=32, compile=True)
+    assert target.block is fast_target.block
+    assert "inductor is not available" in target.compile_error
+    torch.testing.assert_close(
+        target.forward([3, 4, 5]), reference_logits(model, [3, 4, 5]), rtol=1e-4, atol=1e-4
+    )
