@@ -248,6 +248,31 @@ def measure_variant(
     return target, figures
 
 
+def kernel_breakdown(target: FastTarget, k: int, top: int = 12) -> dict:
+    """Device time per kernel of one forward over k tokens run eagerly (the kernels a graph replays)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    on_cuda = target.device.type == "cuda"
+    kind = torch.autograd.DeviceType.CUDA if on_cuda else torch.autograd.DeviceType.CPU
+    ids = torch.ones(k, dtype=torch.long, device=target.device)
+    positions = torch.arange(CONTEXT, CONTEXT + k, device=target.device)
+    target.run(ids, positions)
+    with profile(activities=[ProfilerActivity.CUDA if on_cuda else ProfilerActivity.CPU]) as prof:
+        target.run(ids, positions)
+        sync(target.device)
+    rows: dict[str, list[float]] = {}
+    for event in prof.events():
+        if event.device_type == kind:
+            rows.setdefault(event.name[:90], []).append(event.time_range.elapsed_us() / 1000)
+    ranked = sorted(rows.items(), key=lambda item: -sum(item[1]))
+    return {
+        "k": k,
+        "kernels": sum(len(times) for times in rows.values()),
+        "sum_ms": sum(sum(times) for times in rows.values()),
+        "top": [{"name": name, "count": len(t), "ms": sum(t)} for name, t in ranked[:top]],
+    }
+
+
 def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) -> dict:
     """Floor, latency vs K per variant, the transformers comparison and the loop end to end."""
     model = build(size, device, dtype)
@@ -271,6 +296,7 @@ def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) 
         "variants": variants,
         "best": best,
         "best_over_floor": {k: ms / floor_ms for k, ms in variants[best]["ms"].items()},
+        "kernel_breakdown": {name: kernel_breakdown(targets[name], e2e_bucket) for name in targets},
         "transformers_static_graph_ms": transformers_ms(
             model, [k for k in (1, 64) if k in ks], opts["reps"], graphs
         ),
