@@ -2,12 +2,12 @@
 
 import pytest
 import torch
+from helpers_models import tiny_model
 
 from apply_engine import fast_target
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fast_target import FastTarget, make_target, unsupported_reason
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
-from tests.helpers_models import tiny_model
 
 
 def reference_logits(model: torch.nn.Module, tokens: list[int]) -> torch.Tensor:
