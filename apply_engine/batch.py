@@ -41,6 +41,7 @@ from apply_engine.batch_io import (
     fsync_dir,
     remove_stale_temps,
 )
+from apply_engine.client import apply_answer, apply_call
 from apply_engine.errors import FastApplyError, InputError
 from apply_engine.schemas import ApplyRequest, ApplyResult, EngineName, Reason
 
@@ -419,35 +420,18 @@ class ServerMerger:
     """Merges through a running `fastapply serve` (POST /v1/apply; 422 means ambiguous)."""
 
     def __init__(self, client: "httpx.Client", url: str, engine: EngineName) -> None:
-        self.client, self.url, self.engine = client, url.rstrip("/"), engine
+        self.client, self.url, self.engine = client, url, engine
 
     def __call__(self, request: ApplyRequest) -> ApplyResult:
         import httpx
 
-        body = msgspec.json.encode(msgspec.structs.replace(request, engine=self.engine))
+        request = msgspec.structs.replace(request, engine=self.engine)
+        call = apply_call(self.url, request)
         try:
-            response = self.client.post(
-                f"{self.url}/v1/apply", content=body, headers={"content-type": "application/json"}
-            )
+            response = self.client.post(call.url, content=call.body, headers=call.headers)
         except httpx.HTTPError as exc:
-            raise FastApplyError(f"server {self.url}: {type(exc).__name__}: {exc}") from None
-        if response.status_code == 200:
-            return msgspec.json.decode(response.content, type=ApplyResult)
-        detail = error_detail(response.content)
-        if response.status_code == 422 and detail.get("type") == "ambiguous_merge":
-            reasons = msgspec.convert(detail.get("reasons", []), list[Reason])
-            return ApplyResult(merged=None, status="ambiguous", engine="model", language="", reasons=reasons)
-        message = detail.get("message", response.text[:200])
-        raise FastApplyError(f"server {self.url} answered {response.status_code}: {message}")
-
-
-def error_detail(content: bytes) -> dict:
-    try:
-        body = msgspec.json.decode(content)
-    except msgspec.DecodeError:
-        return {}
-    detail = body.get("error") if isinstance(body, dict) else None
-    return detail if isinstance(detail, dict) else {}
+            raise FastApplyError(f"server {call.url}: {type(exc).__name__}: {exc}") from None
+        return apply_answer(call, request, response.status_code, response.content)
 
 
 def run_servers(jobs: list[FileJob], urls: list[str], engine: EngineName) -> Iterator[FileOutcome]:

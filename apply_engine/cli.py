@@ -213,7 +213,8 @@ def batch(
     model: ModelOpt = None,
     device: DeviceOpt = "auto",
     server_url: Annotated[
-        list[str] | None, typer.Option(help="fastapply serve URL(s) to merge through.")
+        list[str] | None,
+        typer.Option(help="fastapply serve URL(s) to merge through; bearer token from $FASTAPPLY_API_KEY."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print diffs; write nothing.")] = False,
     require_clean: Annotated[

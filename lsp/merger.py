@@ -12,11 +12,10 @@ from collections.abc import Callable
 import httpx
 import msgspec
 
+from apply_engine.client import apply_answer, apply_call
 from apply_engine.config import EngineConfig
 from apply_engine.engine import Engine
-from apply_engine.errors import FastApplyError, InputError
-from apply_engine.http_schemas import ErrorBody, ErrorDetail
-from apply_engine.languages import detect_language
+from apply_engine.errors import FastApplyError
 from apply_engine.schemas import ApplyRequest, ApplyResult
 from lsp.settings import Settings
 
@@ -35,7 +34,7 @@ class Merger:
         """Merge `request`; `on_delta` sees merged-text pieces as a local model decides them."""
         if self.settings.server_url is not None:
             remote = msgspec.structs.replace(request, engine=self.settings.engine)
-            return await post_apply(self.settings.server_url, remote)
+            return await post_apply(self.settings.server_url, remote, self.settings.api_key)
         loop = asyncio.get_running_loop()
 
         def forward(delta: str) -> None:
@@ -62,37 +61,14 @@ class Merger:
         return self.engine
 
 
-async def post_apply(server_url: str, request: ApplyRequest) -> ApplyResult:
+async def post_apply(server_url: str, request: ApplyRequest, api_key: str | None = None) -> ApplyResult:
     """Call `POST {server_url}/v1/apply`; its 422 "ambiguous_merge" is an ambiguous result, not an error."""
-    url = server_url.rstrip("/") + "/v1/apply"
+    call = apply_call(server_url, request, api_key)
     try:
         async with httpx.AsyncClient(timeout=REMOTE_TIMEOUT_S) as client:
-            response = await client.post(url, json=msgspec.to_builtins(request))
+            response = await client.post(call.url, content=call.body, headers=call.headers)
     except httpx.HTTPError as error:
         raise FastApplyError(
-            f"cannot reach the fastapply server at {url}: {type(error).__name__}: {error}"
+            f"cannot reach the fastapply server at {call.url}: {type(error).__name__}: {error}"
         ) from error
-    if response.status_code == 200:
-        return msgspec.json.decode(response.content, type=ApplyResult)
-    error = error_detail(response)
-    if response.status_code == 422 and error is not None and error.type == "ambiguous_merge":
-        return ApplyResult(
-            merged=None,
-            status="ambiguous",
-            # The 422 body does not say which engine ran; only an explicit "model" request is known.
-            engine="model" if request.engine == "model" else "structural",
-            language=detect_language(request.original, language=request.language, path=request.path),
-            reasons=error.reasons,
-        )
-    message = error.message if error is not None else (response.text.strip()[:300] or response.reason_phrase)
-    if response.status_code == 400:
-        raise InputError(message, field=error.param if error is not None else None)
-    raise FastApplyError(f"the fastapply server at {url} answered {response.status_code}: {message}")
-
-
-def error_detail(response: httpx.Response) -> ErrorDetail | None:
-    """The server's error body ({"error": {...}}), or None when the answer is not one."""
-    try:
-        return msgspec.json.decode(response.content, type=ErrorBody).error
-    except msgspec.DecodeError:
-        return None
+    return apply_answer(call, request, response.status_code, response.content)

@@ -1,6 +1,6 @@
 """The `fastApply` settings section, read from initializationOptions and `workspace/configuration`.
 
-Keys are camelCase, as editors write them: {"engine", "model", "device", "serverUrl"}. A value the
+Keys are camelCase, as editors write them: {"engine", "model", "device", "serverUrl", "apiKey"}. A value the
 client leaves out (or sends as null) keeps the value below it: defaults < initializationOptions <
 workspace configuration.
 """
@@ -21,6 +21,7 @@ class Settings(msgspec.Struct, frozen=True, rename="camel"):
     model: str | None = None  # alias, HF directory or .gguf file; None = structural merge only
     device: Device = "auto"
     server_url: str | None = None  # a running `fastapply serve`; when set, no model loads here
+    api_key: str | None = None  # its bearer token (`serve --api-key-env`); else $FASTAPPLY_API_KEY
 
     @property
     def uses_model(self) -> bool:

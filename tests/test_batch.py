@@ -328,6 +328,24 @@ def test_batch_through_a_running_server(repo: Path) -> None:
     assert (repo / "src" / "other.py").read_text() == "x = 1\n"
 
 
+def test_batch_through_a_token_protected_server_uses_fastapply_api_key(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apply_engine.server import ServerSettings, create_app
+    from tests.helpers_server import serve_app
+
+    with serve_app(create_app(settings=ServerSettings(api_key="s3cret"))) as url:
+        monkeypatch.delenv("FASTAPPLY_API_KEY", raising=False)
+        refused = apply_patches([Patch("src/geometry.py", PY_NEW)], repo, server_urls=[url])
+        monkeypatch.setenv("FASTAPPLY_API_KEY", "s3cret")
+        report = apply_patches([Patch("src/geometry.py", PY_NEW)], repo, server_urls=[url])
+    assert statuses(refused) == ["failed"]
+    assert "401" in refused.patches[0].reasons[0].message
+    assert "FASTAPPLY_API_KEY" in refused.patches[0].reasons[0].message
+    assert statuses(report) == ["applied"]
+    assert (repo / "src" / "geometry.py").read_text() == PY_NEW
+
+
 def test_an_unreachable_server_fails_each_patch_and_writes_nothing(repo: Path) -> None:
     report = apply_patches([Patch("src/other.py", "x = 2\n")], repo, server_urls=["http://127.0.0.1:9"])
     assert statuses(report) == ["failed"]

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import pytest_lsp
 from lsprotocol import types
@@ -20,6 +19,7 @@ from apply_engine.errors import InputError
 from apply_engine.fixtures import load_case
 from lsp.edits import apply_edits
 from lsp.settings import Settings, updated
+from tests.helpers_server import serve_cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -366,27 +366,15 @@ async def test_unreachable_server_url_is_a_clear_error(client: LanguageClient, t
 @pytest.fixture(scope="module")
 def http_server() -> Iterator[str]:
     """A real `fastapply serve` (structural engine) on a free loopback port."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [str(Path(sys.executable).parent / "fastapply"), "serve", "--port", str(port)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            if process.poll() is not None:
-                pytest.fail(
-                    f"fastapply serve exited: {process.stderr.read().decode() if process.stderr else ''}"
-                )
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with serve_cli() as (url, _):
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def locked_server() -> Iterator[str]:
+    """The same, requiring `Authorization: Bearer s3cret`."""
+    with serve_cli("--api-key-env", "LSP_TEST_KEY", env={"LSP_TEST_KEY": "s3cret"}) as (url, _):
+        yield url
 
 
 async def test_server_url_sends_the_merge_to_fastapply_serve(
@@ -400,6 +388,23 @@ async def test_server_url_sends_the_merge_to_fastapply_serve(
 
     assert (answer["applied"], answer["status"]) == (True, "ok")
     assert apply_edits(ORIGINAL, edits_for(client.applied_edits[0], uri)) == REWRITE
+
+
+async def test_api_key_setting_authorizes_the_server_url(
+    client: LanguageClient, tmp_path: Path, locked_server: str
+) -> None:
+    await initialize(client, options={"fastApply": {"serverUrl": locked_server, "apiKey": "wrong"}})
+    uri = (tmp_path / "greet.py").as_uri()
+    open_document(client, uri, ORIGINAL)
+    with pytest.raises(Exception, match="answered 401"):
+        await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert client.applied_edits == []
+
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"fastApply": {"apiKey": "s3cret"}})
+    )
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": REWRITE})
+    assert (answer["applied"], answer["status"]) == (True, "ok")
 
 
 async def test_server_url_ambiguous_answer_shows_reasons(

@@ -10,6 +10,7 @@ export interface FastApplySettings {
   model: string | null;
   device: Device;
   serverUrl: string | null;
+  apiKey: string | null;
 }
 
 /** The part of vscode.WorkspaceConfiguration this module reads. */
@@ -35,6 +36,7 @@ export function readSettings(config: ConfigSource): FastApplySettings {
     model: nonEmptyString(config.get("model")),
     device: oneOf(config.get("device"), DEVICES, "auto"),
     serverUrl: nonEmptyString(config.get("serverUrl")),
+    apiKey: nonEmptyString(config.get("apiKey")),
   };
 }
 

@@ -14,6 +14,7 @@ local NAME = 'fastapply'
 ---@field model? string  alias, HF directory or .gguf file; nil = structural merge only
 ---@field device? 'auto'|'cpu'|'cuda'
 ---@field serverUrl? string  a running `fastapply serve`, e.g. 'http://127.0.0.1:8000'
+---@field apiKey? string  its bearer token (`serve --api-key-env`); else $FASTAPPLY_API_KEY
 
 ---@class fastapply.Options
 ---@field cmd? string[]  how to start the server (default: { 'fastapply', 'lsp' })

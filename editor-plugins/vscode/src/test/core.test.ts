@@ -10,9 +10,15 @@ function config(values: Record<string, unknown>): ConfigSource {
 describe("readSettings", () => {
   it("passes valid settings through with camelCase keys", () => {
     const settings = readSettings(
-      config({ engine: "model", model: "smollm2-135m", device: "cpu", serverUrl: "http://127.0.0.1:8000" }),
+      config({ engine: "model", model: "smollm2-135m", device: "cpu", serverUrl: "http://127.0.0.1:8000", apiKey: "k" }),
     );
-    assert.deepEqual(settings, { engine: "model", model: "smollm2-135m", device: "cpu", serverUrl: "http://127.0.0.1:8000" });
+    assert.deepEqual(settings, {
+      engine: "model",
+      model: "smollm2-135m",
+      device: "cpu",
+      serverUrl: "http://127.0.0.1:8000",
+      apiKey: "k",
+    });
   });
 
   it("falls back to defaults for missing, unknown or blank values", () => {
@@ -21,6 +27,7 @@ describe("readSettings", () => {
       model: null,
       device: "auto",
       serverUrl: null,
+      apiKey: null,
     });
   });
 });
