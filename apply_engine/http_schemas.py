@@ -16,18 +16,14 @@ from typing import Literal
 import msgspec
 
 from apply_engine.errors import InputError
-from apply_engine.schemas import ApplyRequest, ApplyResult, EngineName, Reason, Stats, Status
+from apply_engine.schemas import ApplyRequest, ApplyResult, Reason, Stats, Status
 
 # -- native ------------------------------------------------------------------------------------
 
 
-class ApplyBody(msgspec.Struct, kw_only=True):
-    original: str
-    snippet: str
-    instruction: str | None = None
-    language: str | None = None
-    path: str | None = None
-    engine: EngineName = "auto"
+class ApplyBody(ApplyRequest, kw_only=True):
+    """The engine's ApplyRequest, plus how the answer is sent."""
+
     stream: bool = False
 
 
@@ -235,14 +231,7 @@ def either(snake: str | None, camel: str | None, field: str) -> str:
 
 
 def native_request(body: ApplyBody) -> ApplyRequest:
-    return ApplyRequest(
-        original=body.original,
-        snippet=body.snippet,
-        instruction=body.instruction,
-        language=body.language,
-        path=body.path,
-        engine=body.engine,
-    )
+    return ApplyRequest(**{name: getattr(body, name) for name in ApplyRequest.__struct_fields__})
 
 
 def native_response(result: ApplyResult) -> ApplyResponse:
