@@ -35,6 +35,21 @@ def test_logits_equal_transformers_across_prefill_verify_crop_and_continue(model
     torch.testing.assert_close(verify, reference_logits(model, tokens[:17])[12:], rtol=1e-4, atol=1e-4)
 
 
+def test_a_verify_pass_past_the_first_extent_attends_over_the_next(model) -> None:
+    tokens = torch.randint(3, 49000, (262,), generator=torch.Generator().manual_seed(1)).tolist()
+    target = FastTarget(model, max_len=300, buckets=(1, 2, 4, 8))
+    assert target.extents == (256, 320)
+    target.forward(tokens[:252])
+    verify = target.forward(tokens[252:262])  # slots 252..261: past the first extent of 256
+    torch.testing.assert_close(verify, reference_logits(model, tokens)[252:], rtol=1e-4, atol=1e-4)
+
+
+def test_extents_doctest() -> None:
+    import doctest
+
+    assert doctest.testmod(fast_target).failed == 0
+
+
 def test_reset_forgets_the_previous_sequence(model) -> None:
     target = FastTarget(model, max_len=32)
     target.forward([5, 6, 7, 8, 9])
@@ -48,13 +63,13 @@ def test_speculative_over_fast_target_equals_plain_decode_and_generate(model) ->
     prompt = [(13 * i) % 4000 + 5 for i in range(20)]
     with torch.inference_mode():
         generated = model.generate(
-            torch.tensor([prompt]), do_sample=False, max_new_tokens=40, eos_token_id=None
+            torch.tensor([prompt]), do_sample=False, max_new_tokens=30, eos_token_id=None
         )
     reference = generated[0, len(prompt) :].tolist()
     target = FastTarget(model, max_len=128, buckets=(1, 2, 4, 8, 16))
-    plain = list(plain_decode(target, prompt, 40, set()))
+    plain = list(plain_decode(target, prompt, 30, set()))
     plan = [t if i % 7 else t + 1 for i, t in enumerate(reference)]  # every 7th token is wrong
-    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 40, set(), max_k=12))
+    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 30, set(), max_k=12))
     assert plain == reference
     assert [t for s in steps for t in s.emitted] == reference
     assert any(s.accepted > 1 for s in steps)
@@ -83,7 +98,7 @@ def test_a_failing_compile_falls_back_to_the_eager_layer(model, monkeypatch) -> 
 
     monkeypatch.setattr(torch, "compile", broken_compile)
     target = FastTarget(model, max_len=32, compile=True)
-    assert target.block is fast_target.block
+    assert target.project_in is fast_target.project_in and target.project_out is fast_target.project_out
     assert "inductor is not available" in target.compile_error
     torch.testing.assert_close(
         target.forward([3, 4, 5]), reference_logits(model, [3, 4, 5]), rtol=1e-4, atol=1e-4

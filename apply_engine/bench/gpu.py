@@ -13,6 +13,7 @@ transformers' (fp32 tiny model, and each variant in bf16 at each size), and the 
 against transformers' greedy generate (fp32). Imports only torch, numpy, transformers and rich.
 """
 
+import copy
 import json
 import math
 import statistics
@@ -97,17 +98,33 @@ def latency_table(target: FastTarget | StaticTarget, ks: list[int], reps: int) -
     return {k: forward_ms(target, k, reps) for k in ks}
 
 
-def bf16_agreement(model: torch.nn.Module, target: FastTarget) -> dict:
-    """A 48-token prefill then a 16-token verify against transformers' logits in the same dtype."""
-    tokens = [(37 * i) % 3000 + 11 for i in range(64)]
-    target.reset()
-    got = torch.cat([target.forward(tokens[:48]), target.forward(tokens[48:])]).float()  # [64, vocab]
+CHECK_TOKENS = [(37 * i) % 3000 + 11 for i in range(64)]
+
+
+def reference_logits(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """transformers' logits of CHECK_TOKENS in the model's dtype and from an fp32 copy of it."""
+    ids = torch.tensor([CHECK_TOKENS], device=model.device)
     with torch.inference_mode():
-        ref = model(torch.tensor([tokens], device=got.device)).logits[0].float()
+        same = model(ids).logits[0].float()  # [64, vocab]
+        fp32 = copy.deepcopy(model).float()
+        out = {"same_dtype": same, "fp32": fp32(ids).logits[0].float()}
+    del fp32
+    return out
+
+
+def rel_err(got: torch.Tensor, ref: torch.Tensor) -> float:
+    return float((got - ref).norm() / ref.norm())
+
+
+def logits_agreement(target: FastTarget, refs: dict[str, torch.Tensor]) -> dict:
+    """A 48-token prefill then a 16-token verify against transformers' logits (same dtype, fp32)."""
+    target.reset()
+    got = torch.cat([target.forward(CHECK_TOKENS[:48]), target.forward(CHECK_TOKENS[48:])]).float()
     target.reset()
     return {
-        "rel_err": float((got - ref).norm() / ref.norm()),
-        "argmax_agree": float((got.argmax(-1) == ref.argmax(-1)).float().mean()),
+        "rel_err_vs_transformers": rel_err(got, refs["same_dtype"]),
+        "rel_err_vs_fp32": rel_err(got, refs["fp32"]),
+        "argmax_agree_vs_fp32": float((got.argmax(-1) == refs["fp32"].argmax(-1)).float().mean()),
     }
 
 
@@ -177,7 +194,7 @@ def end_to_end(target: FastTarget, vocab: int, tau: float, new_tokens: int, forw
     loop = run_loop(host_only, prompt, PacedDrafter(script, tau), new_tokens, BUCKETS[-1] - 1)
     steps = ours["steps"]
     widths = [s.drafted + 1 for s in steps]
-    bucket = next(b for b in BUCKETS if b >= statistics.median(widths))
+    bucket = next(b for b in target.buckets if b >= statistics.median(widths))
     step_ms = statistics.median(s.step_s for s in steps) * 1000
     return {
         "tokens": len(ours["tokens"]),
@@ -207,7 +224,7 @@ def fp32_checks(device: torch.device, graphs: bool, compile: bool) -> dict:
     reference = generated[0, len(tokens) :].tolist()
     plan = [t if i % 9 else (t + 1) % 4096 for i, t in enumerate(reference)]
     out: dict = {}
-    for name, kwargs in variant_kwargs(compile, "sdpa"):
+    for name, kwargs in variant_kwargs(compile, "matmul", None):
         target = FastTarget(model, 256, graphs=graphs, buckets=(1, 2, 4, 8, 16), **kwargs)
         got = [target.forward(tokens[:20]), target.forward(tokens[20:25])[:3]]
         target.crop(23)
@@ -224,31 +241,33 @@ def fp32_checks(device: torch.device, graphs: bool, compile: bool) -> dict:
     return out
 
 
-def variant_kwargs(compile: bool, compiled_attention: str) -> list[tuple[str, dict]]:
+def variant_kwargs(compile: bool, compiled_attention: str, mode: str | None) -> list[tuple[str, dict]]:
+    """Each attention with eager layers, then (if asked) the given one with compiled layers."""
     variants = [(f"{a}", {"attention": a}) for a in ATTENTIONS]
     if compile:
-        variants.append((f"{compiled_attention}+compile", {"attention": compiled_attention, "compile": True}))
+        kwargs = {"attention": compiled_attention, "compile": mode or True}
+        variants.append((f"{compiled_attention}+{mode or 'compile'}", kwargs))
     return variants
 
 
 def measure_variant(
-    model: torch.nn.Module, kwargs: dict, ks: list[int], reps: int, graphs: bool
+    model: torch.nn.Module, kwargs: dict, refs: dict, ks: list[int], reps: int, graphs: bool
 ) -> tuple[FastTarget, dict]:
     start = time.perf_counter()
-    target = FastTarget(model, CONTEXT + 1024, graphs=graphs, **kwargs)
+    target = FastTarget(model, CONTEXT + 1024, graphs=graphs, buckets=tuple(ks), **kwargs)
     built_s = time.perf_counter() - start
     figures = {
         "build_s": built_s,
         "graphs": bool(target.graphs),
         "graph_error": target.graph_error,
         "compile_error": target.compile_error,
-        "bf16_vs_transformers": bf16_agreement(model, target),
+        "logits": logits_agreement(target, refs),
         "ms": latency_table(target, ks, reps),
     }
     return target, figures
 
 
-def kernel_breakdown(target: FastTarget, k: int, top: int = 12) -> dict:
+def kernel_breakdown(target: FastTarget, k: int, top: int = 14) -> dict:
     """Device time per kernel of one forward over k tokens run eagerly (the kernels a graph replays)."""
     from torch.profiler import ProfilerActivity, profile
 
@@ -256,9 +275,10 @@ def kernel_breakdown(target: FastTarget, k: int, top: int = 12) -> dict:
     kind = torch.autograd.DeviceType.CUDA if on_cuda else torch.autograd.DeviceType.CPU
     ids = torch.ones(k, dtype=torch.long, device=target.device)
     positions = torch.arange(CONTEXT, CONTEXT + k, device=target.device)
-    target.run(ids, positions)
+    extent = next(e for e in target.extents if e >= CONTEXT + k)
+    target.run(ids, positions, extent)
     with profile(activities=[ProfilerActivity.CUDA if on_cuda else ProfilerActivity.CPU]) as prof:
-        target.run(ids, positions)
+        target.run(ids, positions, extent)
         sync(target.device)
     rows: dict[str, list[float]] = {}
     for event in prof.events():
@@ -267,6 +287,7 @@ def kernel_breakdown(target: FastTarget, k: int, top: int = 12) -> dict:
     ranked = sorted(rows.items(), key=lambda item: -sum(item[1]))
     return {
         "k": k,
+        "extent": extent,
         "kernels": sum(len(times) for times in rows.values()),
         "sum_ms": sum(sum(times) for times in rows.values()),
         "top": [{"name": name, "count": len(t), "ms": sum(t)} for name, t in ranked[:top]],
@@ -279,20 +300,22 @@ def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) 
     graphs = device.type == "cuda"
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     floor_ms = weight_bytes / copy_bandwidth(device) * 1000
-    ks = [k for k in BUCKETS if k <= opts["max_k"]]
-    e2e_bucket = next(b for b in BUCKETS if b >= math.ceil(opts["tau"]))
+    ks = [k for k in opts["buckets"] if k <= opts["max_k"]]
+    e2e_bucket = next(b for b in ks if b >= math.ceil(opts["tau"]))
+    refs = reference_logits(model)
     targets, variants = {}, {}
-    for name, kwargs in variant_kwargs(False, "sdpa"):
-        targets[name], variants[name] = measure_variant(model, kwargs, ks, opts["reps"], graphs)
-    fastest_eager = min(variants, key=lambda v: variants[v]["ms"].get(e2e_bucket, variants[v]["ms"][ks[-1]]))
+    for name, kwargs in variant_kwargs(False, "", None):
+        targets[name], variants[name] = measure_variant(model, kwargs, refs, ks, opts["reps"], graphs)
+    fastest_eager = min(variants, key=lambda v: variants[v]["ms"][e2e_bucket])
     if opts["compile"]:
-        name, kwargs = variant_kwargs(True, fastest_eager)[-1]
-        targets[name], variants[name] = measure_variant(model, kwargs, ks, opts["reps"], graphs)
-    best = min(variants, key=lambda v: variants[v]["ms"].get(e2e_bucket, variants[v]["ms"][ks[-1]]))
+        name, kwargs = variant_kwargs(True, fastest_eager, opts["compile_mode"])[-1]
+        targets[name], variants[name] = measure_variant(model, kwargs, refs, ks, opts["reps"], graphs)
+    best = min(variants, key=lambda v: variants[v]["ms"][e2e_bucket])
     e2e = end_to_end(targets[best], SHAPES[size][5], opts["tau"], opts["new_tokens"], variants[best]["ms"])
     out = {
         "weight_bytes": weight_bytes,
         "floor_ms": floor_ms,
+        "transformers_rel_err_vs_fp32": rel_err(refs["same_dtype"], refs["fp32"]),
         "variants": variants,
         "best": best,
         "best_over_floor": {k: ms / floor_ms for k, ms in variants[best]["ms"].items()},
@@ -302,7 +325,7 @@ def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) 
         ),
         "end_to_end": {"variant": best, **e2e},
     }
-    del targets, model
+    del targets, model, refs
     if device.type == "cuda":
         torch.cuda.empty_cache()
     return out
@@ -325,14 +348,18 @@ def main(
     reps: int = 20,
     new_tokens: int = 1000,
     compile: bool = True,
+    compile_mode: str | None = None,
+    buckets: str | None = None,
 ) -> dict:
+    """`buckets` ("1,32") limits the graphs and the K measured; `compile_mode` is torch.compile's mode."""
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     torch_device = torch.device(device)
     on_cuda = torch_device.type == "cuda"
     dtype = torch.bfloat16 if on_cuda else torch.float32
     opts = {"max_k": max_k, "reps": reps, "tau": tau if tau is not None else 19.7, "new_tokens": new_tokens}
-    opts["compile"] = compile and on_cuda
+    opts["compile"], opts["compile_mode"] = compile and on_cuda, compile_mode
+    opts["buckets"] = tuple(int(b) for b in buckets.split(",")) if buckets else BUCKETS
     result: dict = {
         "device": torch.cuda.get_device_name() if on_cuda else "cpu",
         "torch": torch.__version__,
