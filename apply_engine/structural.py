@@ -10,14 +10,16 @@ step is unsure the result is "ambiguous".
 """
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, islice
 from operator import add
 
 from apply_engine.align import Aligner, Copy, Insert, Op, Side
-from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit
+from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.languages import (
+    GRAMMARS,
     detect_language,
     has_block_comments,
     has_parse_errors,
@@ -26,6 +28,7 @@ from apply_engine.languages import (
 from apply_engine.markers import has_inline_marker, is_marker, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
+    CONTINUATION,
     PURE_CLOSER,
     Item,
     markdown_columns,
@@ -37,6 +40,29 @@ from apply_engine.structural_outline import (
 BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*```[\w+#.-]*\s*$")
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
+PREAMBLE = re.compile(r"(package|import|@file:)\b")
+QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+PREAMBLE_FIRST = frozenset({"kotlin"})  # grammars that want PREAMBLE lines before other code
+CHANGED_SHARE = 0.5  # changed parts larger than this share of the merged file: parse it whole
+# grammars whose files are sequences of top-level constructs, each of which parses on its own
+# (not PHP: code outside `<?php` is text; not markup, data or shell with its heredocs)
+PARTS_PARSE_ALONE = frozenset(
+    {
+        "python",
+        "javascript",
+        "typescript",
+        "tsx",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "kotlin",
+        "swift",
+        "css",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -95,11 +121,11 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     if not source.lines or not "".join(source.lines).strip():
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
-        return finish(language, source, edit, [Insert(0, len(edit.lines), identity())], markers)
+        return finish(language, source, edit, [Insert(0, len(edit.lines), identity())], markers, [])
     ops, reasons = plan_lines(analysis, edit, markers, language)
     if ops is None:
         return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
-    return finish(language, source, edit, ops, markers)
+    return finish(language, source, edit, ops, markers, analysis.tree)
 
 
 def nonblank(lines: list[str]) -> int:
@@ -321,8 +347,11 @@ def find_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner) -> 
     return best[0] if len(best) == 1 else None
 
 
-def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: set[int]) -> MergeResult:
-    """4. render the plan; 5. check it (marker text, new parse errors)."""
+def finish(
+    language: str, source: Source, edit: Source, ops: list[Op], markers: set[int], tree: list[Item]
+) -> MergeResult:
+    """4. render the plan; 5. check it (marker text, new parse errors). `tree`: the original's
+    top-level items."""
     plan = SpanWriter(source, edit).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
@@ -331,14 +360,230 @@ def finish(language: str, source: Source, edit: Source, ops: list[Op], markers: 
     inline = [edit.lines[k].strip() for k in inserted if has_inline_marker(edit.lines[k])]
     if inline and not set(inline) <= {line.strip() for line in source.lines}:
         return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
-    # the original is parsed only when the merge has errors: were they there before?
-    if parse_errors(merged.removeprefix(BOM), language) and not parse_errors(
-        source.raw.removeprefix(BOM), language
-    ):
+    if new_parse_errors(merged.removeprefix(BOM), source, ops, tree, language):
         return ambiguous(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
         )
     return MergeResult(merged=merged, status="ok", language=language, plan=plan)
+
+
+def new_parse_errors(merged: str, source: Source, ops: list[Op], tree: list[Item], language: str) -> bool:
+    """Whether the merged file (without BOM) has parse errors the original has not.
+
+    The changed parts are parsed first (see Parts); when they parse cleanly there are no new errors.
+    Otherwise the whole merged file is parsed, and the original when the merge has errors."""
+    if GRAMMARS.get(language) is None:
+        return False
+    if language in PARTS_PARSE_ALONE:
+        parts = Parts(merged, ops, source, language).texts(tree)
+        if parts is not None and not any(has_parse_errors(part, language) for part in parts):
+            return False
+    # the original is parsed only when the merge has errors: were they there before?
+    return parse_errors(merged, language) and not parse_errors(source.raw.removeprefix(BOM), language)
+
+
+class Parts:
+    """The merged file less the original items it copies whole, as texts that parse on their own.
+
+    A run of top-level items copied whole splits the file into parts: each was a complete
+    construct, and so is each part that parses cleanly. Inside a changed item, a run of children
+    copied whole is left out of its part (in a Python block a `pass` at its indent stands for it),
+    except a child that continues its sibling (`else:`, `} catch {`), and only where brackets,
+    quotes and comments (counted naively) stand the same at both its ends and in the original as
+    in the merged file: it was complete where it stood and stands in the same place now. So parts
+    that parse cleanly mean a merged file without new errors.
+
+    texts() is None, to parse the whole file, when top-level items may sit inside brackets
+    (`namespace x {` over items at column 0), a part comes before a `package` or `import` line in
+    Kotlin, starts indented after a cut, ends in an open comment or a `\\` continuation, or when
+    the parts are most of the file."""
+
+    def __init__(self, merged: str, ops: list[Op], source: Source, language: str) -> None:
+        self.lines = merged.split("\n")
+        self.source = source
+        self.python = language == "python"
+        self.preamble_first = language in PREAMBLE_FIRST
+        self.copies = copied_runs(ops)  # (original start, original end, merged start), by start
+        self.copy_starts = [run[0] for run in self.copies]
+        self.original_state = LexState(source.raw)
+        self.merged_state = LexState(merged)
+        self.merged_ends = list(accumulate(map(len, self.lines)))  # merged line k starts at ends[k-1] + k
+        self.cuts: list[Cut] = []
+
+    def texts(self, tree: list[Item]) -> list[str] | None:
+        if not self.top(tree):
+            return None
+        parts: list[list[str]] = [[]]
+        k = 0
+        for cut in self.cuts:
+            if cut.start < k:
+                return None
+            parts[-1].extend(self.lines[k : cut.start])
+            if cut.stand_in is None:
+                parts.append([])
+            elif cut.stand_in:
+                parts[-1].append(cut.stand_in)
+            k = cut.end
+        parts[-1].extend(self.lines[k:])
+        if sum(map(len, parts)) > CHANGED_SHARE * len(self.lines):
+            return None
+        texts = []
+        for n, part in enumerate(parts):
+            shown = [line for line in part if line.strip()]
+            if not shown:
+                continue
+            if (n and shown[0][0] in " \t") or shown[-1].endswith("\\"):
+                return None
+            text = "\n".join(part)
+            if text.count("/*") > text.count("*/"):
+                return None
+            texts.append(text)
+        return texts
+
+    def top(self, tree: list[Item]) -> bool:
+        """Cuts between parts at the top-level items copied whole; False when none may be cut."""
+        if any(opens_block(item, self.source.lines) for item in tree):
+            return False
+        changed = False  # merged lines before this item are not all copied whole
+        last_end = 0
+        for item in tree:
+            at = self.placed(item)
+            if at is None or self.continued(at + item.end - item.start):
+                changed = True
+                if item.nested:
+                    self.inside(item)
+                continue
+            changed = changed or any(line.strip() for line in self.lines[last_end:at])
+            if changed and self.preamble_first and PREAMBLE.match(self.source.lines[item.header]):
+                return False
+            last_end = at + item.end - item.start
+            self.cut(Cut(at, last_end, None, item.start, item.end))
+        return True
+
+    def continued(self, line: int) -> bool:
+        """Whether the first non-blank merged line from `line` on is indented: code inserted at the
+        end of the item above (a method added last to a class)."""
+        shown = next((text for text in islice(self.lines, line, None) if text.strip()), "")
+        return shown[:1] in (" ", "\t")
+
+    def inside(self, parent: Item) -> None:
+        """Cuts at the children of a changed item that are copied whole. In a Python block (its
+        header ends with `:`) a `pass` stands for them; in brackets nothing does."""
+        block = self.python and self.source.lines[parent.header].split("#")[0].rstrip().endswith(":")
+        for child in parent.children:
+            at = self.placed(child)
+            if at is None:
+                if child.nested:
+                    self.inside(child)
+                continue
+            if CONTINUATION.match(self.source.lines[child.header].strip()):
+                continue
+            if not self.stands_alike(child, at):
+                continue
+            indent = leading(self.source.lines[child.start])
+            end = at + child.end - child.start
+            self.cut(Cut(at, end, indent + "pass" if block else "", child.start, child.end))
+
+    def cut(self, cut: "Cut") -> None:
+        """Adds a cut, joined to the one above when the same blank lines part them in both files
+        and the same stand-in fits both."""
+        above = self.cuts[-1] if self.cuts else None
+        if (
+            above is not None
+            and above.stand_in == cut.stand_in
+            and cut.start - above.end == cut.original_start - above.original_end
+            and not any(line.strip() for line in self.lines[above.end : cut.start])
+        ):
+            self.cuts[-1] = replace(above, end=cut.end, original_end=cut.original_end)
+        else:
+            self.cuts.append(cut)
+
+    def stands_alike(self, item: Item, at: int) -> bool:
+        """Whether the naive lexical state is the same at both ends of an item copied to merged line
+        `at`, and the same there as in the original: what follows it reads the same without it."""
+        offsets = self.source.offsets
+        before = self.original_state.at(offsets[item.start])
+        after = self.original_state.at(offsets[item.end])
+        return before == after == self.merged_state.at(self.merged_offset(at))
+
+    def placed(self, item: Item) -> int | None:
+        """The merged line where `item` starts when one run copies all of it, else None."""
+        k = bisect_right(self.copy_starts, item.start) - 1
+        while k >= 0 and self.copies[k][1] <= item.start:
+            k -= 1  # a run of blank lines copied again starts later but ends before the item
+        if k < 0 or self.copies[k][1] < item.end:
+            return None
+        start, _, at = self.copies[k]
+        return at + item.start - start
+
+    def merged_offset(self, line: int) -> int:
+        return self.merged_ends[line - 1] + line if line else 0
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Merged lines [start, end), copies of original lines [original_start, original_end), left out
+    of the parts; stand_in None ends a part there, else the line (or "") that takes their place."""
+
+    start: int
+    end: int
+    stand_in: str | None
+    original_start: int
+    original_end: int
+
+
+def opens_block(item: Item, lines: list[str]) -> bool:
+    """A one-line item that opens brackets its unindented followers sit in (`namespace geo {`)."""
+    if item.nested or item.closer:
+        return False
+    line = QUOTED.sub("", lines[item.header])
+    return sum(map(line.count, "([{")) > sum(map(line.count, ")]}"))
+
+
+def copied_runs(ops: list[Op]) -> list[tuple[int, int, int]]:
+    """(original start, original end, merged start) of each run of consecutive copied lines, sorted."""
+    runs: list[tuple[int, int, int]] = []
+    position = 0
+    for op in ops:
+        if op.start >= op.end:
+            continue
+        last = runs[-1] if runs else None
+        if (
+            isinstance(op, Copy)
+            and last is not None
+            and last[1] == op.start
+            and last[2] + op.start - last[0] == position
+        ):
+            runs[-1] = (last[0], op.end, last[2])
+        elif isinstance(op, Copy):
+            runs.append((op.start, op.end, position))
+        position += op.end - op.start
+    return sorted(runs)
+
+
+class LexState:
+    """Naive lexical state before an offset of a text: open brackets, open `/* */` comments, and
+    whether `"`, backticks and `\'\'\'` were seen an odd number of times. Strings and comments are
+    not skipped: two texts compare alike only where they hold the same characters."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.state = (0, 0, 0, 0, 0)
+
+    def at(self, offset: int) -> tuple[int, int, int, int, int]:
+        if offset < self.offset:
+            self.offset, self.state = 0, (0, 0, 0, 0, 0)
+        count, start = self.text.count, self.offset
+        brackets, comments, quotes, backticks, triples = self.state
+        brackets += count("(", start, offset) + count("[", start, offset) + count("{", start, offset)
+        brackets -= count(")", start, offset) + count("]", start, offset) + count("}", start, offset)
+        comments += count("/*", start, offset) - count("*/", start, offset)
+        quotes ^= (count('"', start, offset) - count('\\"', start, offset)) & 1
+        backticks ^= count("`", start, offset) & 1
+        triples ^= count("'''", start, offset) & 1
+        self.offset, self.state = offset, (brackets, comments, quotes, backticks, triples)
+        return self.state
 
 
 @lru_cache(maxsize=64)
