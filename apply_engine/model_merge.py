@@ -10,10 +10,12 @@ from dataclasses import dataclass
 import torch
 
 from apply_engine.config import EngineConfig
+from apply_engine.drafters.cost import CostCurve, measure_cost_curve
 from apply_engine.drafters.draft_model import DraftModelDrafter
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
+from apply_engine.drafters.self_draft import first_layers, self_draft_layers
 from apply_engine.errors import ModelLoadError
 from apply_engine.models import LoadedModel, load_model
 from apply_engine.prompt import (
@@ -26,9 +28,8 @@ from apply_engine.prompt import (
 from apply_engine.schemas import ApplyRequest, ApplyResult, MergeResult, Stats
 from apply_engine.speculative import Drafter, HFTarget, Step, speculative_decode
 
-# Cost of verifying one more drafted token, relative to a one-token forward (measured: on a 2-core
-# CPU 32 tokens cost ~3x a single token; on an H100 a 1.5B model verifies ~150 for ~1x).
-VERIFY_COST = {"cpu": 0.05, "cuda": 0.005}
+# The longest draft a step may verify. Within it, each step's k comes from the source's acceptance
+# and the target's measured cost curve (drafters/cost.py).
 MAX_K = {"cpu": 64, "cuda": 256}
 
 
@@ -64,6 +65,24 @@ class TextStream:
         return delta
 
 
+def newline_tokens(tokenizer: object) -> frozenset[int]:
+    """Ids of the tokens whose text holds a newline: where lines end, for the plan's rejoin."""
+    texts = tokenizer.batch_decode([[i] for i in range(len(tokenizer))])
+    return frozenset(i for i, text in enumerate(texts) if "\n" in text)
+
+
+def load_draft(spec: str, target: LoadedModel, device: str, dtype: str | None) -> LoadedModel:
+    """A draft model with the target's tokenizer, or the target's first layers for "self[:N]"."""
+    layers = self_draft_layers(spec, target.model.config.num_hidden_layers)
+    if layers is not None:
+        model = first_layers(target.model, layers)
+        return LoadedModel(f"self:{layers}", model, target.tokenizer, target.device, target.dtype)
+    draft = load_model(spec, device, dtype)
+    if draft.tokenizer.get_vocab() != target.tokenizer.get_vocab():
+        raise ModelLoadError(f"draft model {spec} does not share the target's tokenizer")
+    return draft
+
+
 def held_back(text: str, close: str | None) -> int:
     """How many trailing characters of `text` could be the start of `close`.
 
@@ -89,17 +108,15 @@ class ModelMerger:
     temperature: float = 0.0
     max_new_tokens: int | None = None
     seed: int | None = None
+    cost: CostCurve | None = None  # the target's verify cost by pass size, measured on first use
+    newlines: frozenset[int] | None = None
 
     @classmethod
     def from_config(cls, config: EngineConfig) -> "ModelMerger":
         target = load_model(config.model, config.device, config.dtype)
         draft = None
         if config.draft_model is not None:
-            draft = load_model(config.draft_model, config.device, config.dtype)
-            if draft.tokenizer.get_vocab() != target.tokenizer.get_vocab():
-                raise ModelLoadError(
-                    f"draft model {config.draft_model} does not share the target's tokenizer"
-                )
+            draft = load_draft(config.draft_model, target, config.device, config.dtype)
         return cls(
             target=target,
             draft=draft,
@@ -122,13 +139,19 @@ class ModelMerger:
         """Plan first (when the structural merge has one), then lookup, then the draft model."""
         if not self.speculation:
             return NoDrafter()
+        if self.cost is None:
+            max_k = MAX_K[self.target.device.type]
+            self.cost = measure_cost_curve(HFTarget(self.target.model), prompt[:512], max_n=max_k)
+        if self.newlines is None:
+            self.newlines = newline_tokens(self.target.tokenizer)
         drafters: list[Drafter] = []
         if prediction.merged is not None:
-            drafters.append(PlanDrafter(self.encode(predicted_answer(self.prompt_format, prediction.merged))))
+            plan = self.encode(predicted_answer(self.prompt_format, prediction.merged))
+            drafters.append(PlanDrafter(plan, self.newlines))
         drafters.append(LookupDrafter(self.encode(request.original) + self.encode(request.snippet)))
         if self.draft is not None:
             drafters.append(DraftModelDrafter(HFTarget(self.draft.model), prompt))
-        return HybridDrafter(drafters, verify_cost=VERIFY_COST[self.target.device.type])
+        return HybridDrafter(drafters, self.cost)
 
     def budget(self, request: ApplyRequest) -> int:
         if self.max_new_tokens is not None:

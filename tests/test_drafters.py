@@ -4,15 +4,18 @@ import doctest
 
 import pytest
 
+import apply_engine.drafters.cost
 import apply_engine.drafters.draft_model
 import apply_engine.drafters.hybrid
 import apply_engine.drafters.lookup
 import apply_engine.drafters.plan
+import apply_engine.drafters.self_draft
 import apply_engine.model_merge
 import apply_engine.speculative
 import apply_engine.verify
+from apply_engine.drafters.cost import CostCurve
 from apply_engine.drafters.draft_model import DraftModelDrafter
-from apply_engine.drafters.hybrid import HybridDrafter, choose_k
+from apply_engine.drafters.hybrid import K_CHOICES, HybridDrafter, choose_k
 from apply_engine.drafters.lookup import LookupDrafter, NgramIndex
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.speculative import HFTarget
@@ -22,10 +25,12 @@ from tests.helpers_models import tiny_model
 @pytest.mark.parametrize(
     "module",
     [
+        apply_engine.drafters.cost,
         apply_engine.drafters.draft_model,
         apply_engine.drafters.hybrid,
         apply_engine.drafters.lookup,
         apply_engine.drafters.plan,
+        apply_engine.drafters.self_draft,
         apply_engine.model_merge,
         apply_engine.speculative,
         apply_engine.verify,
@@ -85,8 +90,39 @@ def test_draft_model_proposes_its_own_greedy_continuation() -> None:
     assert drafter.propose(first[:2], 2) == first[2:4]
 
 
+CPU = CostCurve((1, 2, 8, 32, 128), (1.0, 1.75, 2.0, 2.9, 6.2))  # measured shape, 2-core CPU
+
+
+def test_plan_drafter_rejoins_at_the_line_the_output_just_ended() -> None:
+    # Lines (0 ends a line): [5 0] [6 6 0] [7 0] [8 8 0] [9 0]
+    plan = [5, 0, 6, 6, 0, 7, 0, 8, 8, 0, 9, 0]
+    drafter = PlanDrafter(plan, newlines=frozenset({0}))
+    drafter.propose([], 2)
+    # The model rewrote line [6 6 0] as [4 0], then wrote [7 0] from the plan: one short line
+    # (no n-gram of three tokens) is enough to rejoin, and the plan goes on with [8 8 0].
+    assert drafter.propose([5, 0, 4, 0], 3) == []
+    assert drafter.propose([5, 0, 4, 0, 7, 0], 3) == [8, 8, 0]
+
+
+def test_plan_drafter_resumes_after_the_model_skips_or_repeats_a_line() -> None:
+    plan = [1, 2, 0, 3, 4, 0, 5, 6, 0, 7, 8, 0]
+    skipped = PlanDrafter(plan, newlines=frozenset({0}))
+    assert skipped.propose([1, 2, 0, 5, 6, 0], 2) == [7, 8]  # line [3 4] skipped
+    repeated = PlanDrafter(plan, newlines=frozenset({0}))
+    repeated.propose([1, 2, 0, 3, 4, 0], 2)
+    assert repeated.propose([1, 2, 0, 3, 4, 0, 3, 4, 0], 2) == [5, 6]  # line [3 4] written twice
+
+
+def test_plan_drafter_prefers_the_line_ahead_of_where_it_was() -> None:
+    # "}" lines ([9 0]) close several blocks: the rejoin takes the next one, not the first.
+    plan = [1, 0, 9, 0, 2, 0, 3, 0, 9, 0, 4, 0]
+    drafter = PlanDrafter(plan, newlines=frozenset({0}))
+    drafter.propose([1, 0, 9, 0, 2, 0, 3, 0], 1)
+    assert drafter.propose([1, 0, 9, 0, 2, 0, 3, 0, 5, 0, 9, 0], 2) == [4, 0]
+
+
 def test_hybrid_falls_through_to_the_next_drafter_and_names_the_source() -> None:
-    hybrid = HybridDrafter([PlanDrafter([50, 51, 52]), LookupDrafter([1, 2, 3, 4])])
+    hybrid = HybridDrafter([PlanDrafter([50, 51, 52]), LookupDrafter([1, 2, 3, 4])], CostCurve.linear(0.05))
     assert hybrid.propose([], 8)[:1] == [50]
     assert hybrid.last_source == "plan"
     assert hybrid.propose([7, 1, 2], 8) == [3, 4]
@@ -95,6 +131,38 @@ def test_hybrid_falls_through_to_the_next_drafter_and_names_the_source() -> None
     assert hybrid.last_source is None
 
 
+def test_hybrid_drafts_from_the_source_whose_guesses_hold() -> None:
+    # Both sources guess after [1, 2]; the plan guesses wrong every time, the lookup right.
+    source = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+    hybrid = HybridDrafter([PlanDrafter([1, 2, 99] * 8, min_n=2), LookupDrafter(source)], CPU)
+    context = [1, 2]
+    for _ in range(6):
+        draft = hybrid.propose(context, 4)
+        context = [*context, context[-1] + 1]  # the target writes the source, one token per step
+    assert hybrid.last_source == "lookup" and draft[0] == context[-1]
+    assert hybrid.rates["plan"].rate < hybrid.rates["lookup"].rate
+
+
 def test_draft_length_grows_with_acceptance_and_shrinks_with_cost() -> None:
-    assert choose_k(0.999, 0.05, 256) > choose_k(0.9, 0.05, 256) > choose_k(0.5, 0.05, 256)
-    assert choose_k(0.99, 0.002, 256) > choose_k(0.99, 0.05, 256)
+    assert choose_k(0.999, CPU, 256) > choose_k(0.9, CPU, 256) > choose_k(0.6, CPU, 256)
+    assert choose_k(0.99, CostCurve.linear(0.002), 256) > choose_k(0.99, CPU, 256)
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.2, 0.5, 0.8, 0.95, 0.999, 1.0])
+@pytest.mark.parametrize("max_k", [0, 1, 5, 64, 256])
+def test_draft_length_stays_within_zero_and_the_cap(rate: float, max_k: int) -> None:
+    k = choose_k(rate, CPU, max_k)
+    assert 0 <= k <= max_k and k in (0, *K_CHOICES, max_k)
+
+
+def test_a_hopeless_source_drafts_nothing_where_a_longer_pass_costs_more() -> None:
+    # On the CPU curve a 2-token pass costs 1.75 one-token passes: a 30% guess does not pay.
+    assert choose_k(0.3, CPU, 64) == 0
+    assert choose_k(0.3, CostCurve.linear(0.0), 64) > 0  # free verification: any guess pays
+
+
+def test_hybrid_never_drafts_past_the_budget_it_is_given() -> None:
+    hybrid = HybridDrafter([PlanDrafter(list(range(100, 400)))], CostCurve.linear(0.0))
+    assert len(hybrid.propose([], 256)) == 256
+    assert len(hybrid.propose(list(range(100, 356)), 3)) == 3
+    assert hybrid.propose(list(range(100, 359)), 0) == []

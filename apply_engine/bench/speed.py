@@ -14,14 +14,16 @@ from pathlib import Path
 import torch
 
 from apply_engine.bench.report import print_table, write_json
+from apply_engine.drafters.cost import CostCurve, measure_cost_curve
+from apply_engine.drafters.draft_model import DraftModelDrafter
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fixtures import FixtureCase, load_cases
-from apply_engine.model_merge import MAX_K, VERIFY_COST
+from apply_engine.model_merge import MAX_K, load_draft, newline_tokens
 from apply_engine.models import LoadedModel, load_model
 from apply_engine.prompt import FASTAPPLY, build_prompt, predicted_answer
-from apply_engine.speculative import HFTarget, Step, speculative_decode
+from apply_engine.speculative import Drafter, HFTarget, Step, speculative_decode
 from apply_engine.structural import merge
 
 
@@ -62,9 +64,12 @@ class Case:
         self.source = encode(fixture.original) + encode(fixture.snippet)
         self.script = encode(predicted_answer(FASTAPPLY, fixture.expected or ""))
 
-    def drafter(self, device: str) -> HybridDrafter:
-        drafters = [PlanDrafter(self.plan)] if self.plan else []
-        return HybridDrafter([*drafters, LookupDrafter(self.source)], verify_cost=VERIFY_COST[device])
+    def drafter(
+        self, cost: CostCurve, newlines: frozenset[int], draft: Drafter | None = None
+    ) -> HybridDrafter:
+        drafters: list[Drafter] = [PlanDrafter(self.plan, newlines)] if self.plan else []
+        drafters.append(LookupDrafter(self.source))
+        return HybridDrafter([*drafters, *([draft] if draft else [])], cost)
 
 
 def timed(run: Callable[[], list[int]]) -> tuple[list[int], float]:
@@ -87,16 +92,24 @@ def hf_generate(target: LoadedModel, prompt: list[int], budget: int, eos: int, *
     return out[0, len(prompt) :].tolist()
 
 
-def run_ours(target, case: Case, budget: int, eos: int, device: str) -> tuple[list[int], list[Step]]:
-    steps = list(
-        speculative_decode(target, case.prompt, case.drafter(device), budget, {eos}, max_k=MAX_K[device])
-    )
+def run_ours(
+    target, drafter: HybridDrafter, case: Case, budget: int, eos: int, max_k: int
+) -> tuple[list[int], list[Step]]:
+    steps = list(speculative_decode(target, case.prompt, drafter, budget, {eos}, max_k=max_k))
     return [t for s in steps for t in s.emitted], steps
 
 
-def bench_case(target: LoadedModel, draft: LoadedModel | None, case: Case, budget: int, eos: int) -> dict:
+def bench_case(
+    target: LoadedModel,
+    draft: LoadedModel | None,
+    case: Case,
+    budget: int,
+    eos: int,
+    cost: CostCurve,
+    newlines: frozenset[int],
+) -> dict:
     """Every method on one case; tokens compared with plain greedy."""
-    device = target.device.type
+    max_k = MAX_K[target.device.type]
     with torch.inference_mode():
         greedy, greedy_s = timed(lambda: hf_generate(target, case.prompt, budget, eos))
         lookup, lookup_s = timed(
@@ -108,10 +121,13 @@ def bench_case(target: LoadedModel, draft: LoadedModel | None, case: Case, budge
                 lambda: hf_generate(target, case.prompt, budget, eos, assistant_model=draft.model)
             )
         start = time.perf_counter()
-        ours, steps = run_ours(HFTarget(target.model), case, budget, eos, device)
+        draft_drafter = DraftModelDrafter(HFTarget(draft.model), case.prompt) if draft else None
+        drafter = case.drafter(cost, newlines, draft_drafter)
+        ours, steps = run_ours(HFTarget(target.model), drafter, case, budget, eos, max_k)
         ours_s = time.perf_counter() - start
         oracle_target = ScriptedTarget(len(case.prompt), case.script, eos, len(target.tokenizer))
-        oracle, oracle_steps = run_ours(oracle_target, case, len(case.script) + 1, eos, device)
+        oracle_drafter = case.drafter(cost, newlines)
+        oracle, oracle_steps = run_ours(oracle_target, oracle_drafter, case, len(case.script) + 1, eos, max_k)
     return {
         "case": case.name,
         "tokens": len(greedy),
@@ -124,6 +140,7 @@ def bench_case(target: LoadedModel, draft: LoadedModel | None, case: Case, budge
         "ours_tau": len(ours) / len(steps),
         "draft_s": sum(s.draft_s for s in steps),
         "step_s": sum(s.step_s for s in steps),
+        "ours_by_source": by_source(steps),
         "oracle_tokens": len(oracle),
         "oracle_forwards": len(oracle_steps),
         "oracle_tau": len(oracle) / len(oracle_steps),
@@ -132,6 +149,18 @@ def bench_case(target: LoadedModel, draft: LoadedModel | None, case: Case, budge
         "prompt_lookup_identical": lookup == greedy,
         "assisted_identical": assisted == greedy if draft is not None else None,
     }
+
+
+def by_source(steps: list[Step]) -> dict[str, dict]:
+    """Per drafting source (None: plain one-token steps): steps, drafted, emitted, seconds."""
+    table: dict[str, dict] = {}
+    for step in steps:
+        row = table.setdefault(str(step.source), {"steps": 0, "drafted": 0, "emitted": 0, "seconds": 0.0})
+        row["steps"] += 1
+        row["drafted"] += step.drafted
+        row["emitted"] += len(step.emitted)
+        row["seconds"] += step.step_s
+    return table
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -171,15 +200,20 @@ def main(
     max_new_tokens: int | None = None,
 ) -> dict:
     target = load_model(model, device, dtype)
-    draft = load_model(draft_model, device, dtype) if draft_model else None
+    draft = load_draft(draft_model, target, device, dtype) if draft_model else None
     eos = target.tokenizer.eos_token_id
     chosen = [c for c in load_cases(Path(fixtures)) if c.expected is not None][:cases]
+    cases_ = [Case(fixture, target.tokenizer) for fixture in chosen]
+    # Measured once per model and device, as the engine does on its first request.
+    max_k = MAX_K[target.device.type]
+    cost = measure_cost_curve(HFTarget(target.model), cases_[0].prompt[:512] if cases_ else [], max_k)
+    newlines = newline_tokens(target.tokenizer)
     rows = []
-    for fixture in chosen:
-        case = Case(fixture, target.tokenizer)
+    for case in cases_:
         budget = max_new_tokens or len(case.script) + 32
-        rows.append(bench_case(target, draft, case, budget, eos))
+        rows.append(bench_case(target, draft, case, budget, eos, cost, newlines))
     summary = summarise(rows)
+    summary["cost_curve_ms"] = {str(n): s * 1000 for n, s in zip(cost.sizes, cost.seconds, strict=True)}
     print_table(
         f"bench speed: {model} on {target.device.type} ({target.dtype}), tok/s",
         ["case", "tokens", "greedy", "prompt lookup", "assisted", "ours", "tau", "oracle tau", "identical"],

@@ -1,15 +1,21 @@
-"""Try drafters in order (plan, lookup, draft model); size each draft to what pays.
+"""Pick, each step, the drafter whose guess pays most, and size the draft to what pays.
 
-The draft length k is chosen per step from the source's recent acceptance rate and the cost of
-verifying k tokens relative to one (`verify_cost`), so a well-synchronised plan drafts long runs and
-an unreliable guess drafts a few tokens or none.
+Every cheap drafter (plan, lookup) proposes at every step; its proposal is scored against the tokens
+the target then emitted, whether or not it was drafted, so each source's acceptance rate stays
+current. The step drafts from the source with the most expected tokens per second of verification,
+with k chosen from that rate and the measured cost of a pass (`CostCurve`); k = 0 (decode one token
+plainly) wins when no guess is likely enough to pay for the longer pass. The draft model, which costs
+a forward per drafted token, is asked only when no cheap source pays.
 """
 
+import time
 from collections.abc import Sequence
 
+from apply_engine.drafters.cost import CostCurve
+from apply_engine.drafters.draft_model import common_prefix
 from apply_engine.speculative import Drafter
 
-K_CHOICES = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256)
+K_CHOICES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 
 
 def expected_tokens(rate: float, k: int) -> float:
@@ -25,30 +31,33 @@ def expected_tokens(rate: float, k: int) -> float:
     return (1.0 - rate ** (k + 1)) / (1.0 - rate)
 
 
-def choose_k(rate: float, verify_cost: float, max_k: int) -> int:
-    """The k in K_CHOICES (up to max_k) with the most tokens per unit of target time.
+def tokens_per_second(rate: float, k: int, cost: CostCurve, draft_s: float = 0.0) -> float:
+    """Expected emitted tokens per second of a step drafting k tokens (draft_s: seconds per drafted token)."""
+    return expected_tokens(rate, k) / (cost(k + 1) + k * draft_s)
 
-    The cost of a pass verifying k tokens is 1 + verify_cost * k (one-token pass = 1).
 
-    >>> choose_k(0.99, 0.05, 256)
-    48
-    >>> choose_k(0.3, 0.05, 256)
-    2
-    >>> choose_k(0.99, 0.05, 16)
-    16
+def choose_k(rate: float, cost: CostCurve, max_k: int, draft_s: float = 0.0) -> int:
+    """The k in 0, K_CHOICES up to max_k, or max_k itself, with the most tokens per second.
+
+    >>> cpu = CostCurve((1, 2, 8, 32, 128), (1.0, 1.75, 2.0, 2.9, 6.2))  # a 2-core CPU, 135M model
+    >>> choose_k(0.99, cpu, 256), choose_k(0.9, cpu, 256), choose_k(0.3, cpu, 256)
+    (96, 16, 0)
+    >>> choose_k(0.999, CostCurve.linear(0.002), 256), choose_k(0.999, CostCurve.linear(0.002), 64)
+    (256, 64)
     """
-    candidates = [k for k in K_CHOICES if k <= max_k] or [max_k]
-    return max(candidates, key=lambda k: expected_tokens(rate, k) / (1.0 + verify_cost * k))
+    candidates = [0, *(k for k in K_CHOICES if k < max_k), max_k]
+    return max(candidates, key=lambda k: tokens_per_second(rate, k, cost, draft_s))
 
 
 class AcceptanceRate:
     """Per-token acceptance of one source, decayed so recent steps weigh most."""
 
-    def __init__(self, prior: float = 0.9, weight: float = 4.0, decay: float = 0.9) -> None:
+    def __init__(self, prior: float = 0.9, weight: float = 4.0, decay: float = 0.8) -> None:
         self.accepted, self.rejected = prior * weight, (1 - prior) * weight
         self.decay = decay
 
     def update(self, accepted: int, drafted: int) -> None:
+        """`accepted` of `drafted` tokens matched; a rejection happened iff accepted < drafted."""
         self.accepted = self.accepted * self.decay + accepted
         self.rejected = self.rejected * self.decay + (1 if accepted < drafted else 0)
 
@@ -58,27 +67,59 @@ class AcceptanceRate:
 
 
 class HybridDrafter:
-    """The first drafter with a guess wins the step; its acceptance sizes its next draft."""
+    """The source with the most expected tokens per second wins the step; sources learn from every step."""
 
     name = "hybrid"
 
-    def __init__(self, drafters: Sequence[Drafter], verify_cost: float = 0.05) -> None:
+    def __init__(self, drafters: Sequence[Drafter], cost: CostCurve, shadow_k: int = 32) -> None:
         self.drafters = list(drafters)
-        self.verify_cost = verify_cost
+        self.cost = cost
+        self.shadow_k = shadow_k  # how far ahead a cheap source's guess is scored
         self.rates = {d.name: AcceptanceRate() for d in self.drafters}
+        self.draft_s = {d.name: 0.0 for d in self.drafters}  # seconds per drafted token
+        self.guesses: dict[str, tuple[int, list[int]]] = {}  # source -> (context length, guess)
         self.last_source: str | None = None
-        self.last_drafted = 0
 
     def propose(self, context: Sequence[int], k: int) -> list[int]:
-        self.last_source, self.last_drafted = None, 0
+        self.score(context)
+        self.last_source = None
+        if k <= 0:
+            return []
+        # 1. every cheap source guesses; the one with the best expected yield wins
+        best, best_value, best_k = [], tokens_per_second(0.0, 0, self.cost), 0
         for drafter in self.drafters:
-            size = choose_k(self.rates[drafter.name].rate, self.verify_cost, k) if k > 0 else 0
-            tokens = drafter.propose(context, size)[:size]
-            if tokens:
-                self.last_source, self.last_drafted = drafter.name, len(tokens)
-                return tokens
+            if not getattr(drafter, "cheap", False):
+                continue
+            guess = self.guess(drafter, context, max(k, self.shadow_k))
+            size = min(choose_k(self.rates[drafter.name].rate, self.cost, k), len(guess))
+            value = tokens_per_second(self.rates[drafter.name].rate, size, self.cost)
+            if size > 0 and value > best_value:
+                best, best_value, best_k, self.last_source = guess, value, size, drafter.name
+        if best:
+            return best[:best_k]
+        # 2. otherwise the first costly source (a draft model) whose rate pays for its forwards
+        for drafter in self.drafters:
+            if getattr(drafter, "cheap", False):
+                continue
+            size = choose_k(self.rates[drafter.name].rate, self.cost, k, self.draft_s[drafter.name])
+            if size > 0:
+                self.last_source = drafter.name
+                return self.guess(drafter, context, size)[:size]
         return []
 
-    def observe(self, num_accepted: int) -> None:
-        if self.last_source is not None:
-            self.rates[self.last_source].update(num_accepted, self.last_drafted)
+    def guess(self, drafter: Drafter, context: Sequence[int], k: int) -> list[int]:
+        start = time.perf_counter()
+        tokens = drafter.propose(context, k)[:k]
+        if tokens:
+            per_token = (time.perf_counter() - start) / len(tokens)
+            self.draft_s[drafter.name] = 0.5 * self.draft_s[drafter.name] + 0.5 * per_token
+            self.guesses[drafter.name] = (len(context), tokens)
+        return tokens
+
+    def score(self, context: Sequence[int]) -> None:
+        """Update each source's rate with how much of its last guess the output then matched."""
+        for name, (length, tokens) in self.guesses.items():
+            emitted = context[length:]
+            drafted = min(len(tokens), len(emitted))
+            self.rates[name].update(common_prefix(tokens, emitted), drafted)
+        self.guesses.clear()

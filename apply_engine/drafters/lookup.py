@@ -61,18 +61,23 @@ class LookupDrafter:
     """Proposes what followed the output's last n-gram in the source tokens (or earlier output)."""
 
     name = "lookup"
+    cheap = True
 
     def __init__(self, source: Sequence[int], min_n: int = 2, max_n: int = 6) -> None:
         self.index = NgramIndex([*source, SEPARATOR], min_n, max_n)
         self.seen = 0  # output tokens already added to the index
+        self.last_end = 0  # where the previous match continued: the output reads forward from it
 
     def propose(self, context: Sequence[int], k: int) -> list[int]:
         # The output is indexed after the source; the n-gram ending at the output's tail is not
-        # indexed yet, so a match always has a continuation.
-        end = self.index.lookup(context)
+        # indexed yet, so a match always has a continuation. Preferring matches at or after the
+        # previous one follows the source in order, and inside a loop the output is writing, the
+        # loop's latest turn.
+        end = self.index.lookup(context, prefer=self.last_end)
         self.index.extend(context[self.seen :])
         self.seen = len(context)
         if end is None:
             return []
+        self.last_end = end
         proposal = self.index.tokens[end : end + k]
         return proposal[: proposal.index(SEPARATOR)] if SEPARATOR in proposal else proposal
