@@ -84,7 +84,10 @@ def apply(
     in_place: Annotated[bool, typer.Option("--in-place", help="Overwrite ORIGINAL (atomically).")] = False,
     model: ModelOpt = None,
     draft_model: Annotated[
-        str | None, typer.Option(help="Small draft model with the same tokenizer.")
+        str | None,
+        typer.Option(
+            help="Draft model with the same tokenizer, or 'self' / 'self:N': the target's first N layers."
+        ),
     ] = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
@@ -149,7 +152,10 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     model: ModelOpt = None,
     draft_model: Annotated[
-        str | None, typer.Option(help="Small draft model with the same tokenizer.")
+        str | None,
+        typer.Option(
+            help="Draft model with the same tokenizer, or 'self' / 'self:N': the target's first N layers."
+        ),
     ] = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
@@ -260,7 +266,9 @@ def bench_merge(
 @bench_app.command("speed")
 def bench_speed(
     model: Annotated[str, typer.Option(help="Target model.")] = "smollm2-135m",
-    draft_model: Annotated[str | None, typer.Option(help="Draft model for assisted generation.")] = None,
+    draft_model: Annotated[
+        str | None, typer.Option(help="Draft model (or 'self:N') for assisted generation and ours.")
+    ] = None,
     cases: Annotated[int, typer.Option(help="Number of fixture cases.")] = 8,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,

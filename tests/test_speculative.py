@@ -5,10 +5,12 @@ import random
 import pytest
 import torch
 
+from apply_engine.drafters.cost import CostCurve
 from apply_engine.drafters.draft_model import DraftModelDrafter
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
+from apply_engine.drafters.self_draft import first_layers
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
 from tests.helpers_models import MarkovTarget, smollm2_tokenizer, tiny_model
 
@@ -44,15 +46,26 @@ def perturbed(tokens: list[int], seed: int) -> list[int]:
     return out
 
 
-def drafters_for(kind: str, prompt: list[int], reference: list[int], draft_model: torch.nn.Module):
-    plan = lambda: PlanDrafter(perturbed(reference, seed=len(prompt)))  # noqa: E731
+def drafters_for(
+    kind: str,
+    prompt: list[int],
+    reference: list[int],
+    draft_model: torch.nn.Module,
+    target_model: torch.nn.Module,
+):
+    newlines = frozenset(t for t in reference[::3])  # arbitrary "line ends" exercise the line rejoin
+    plan = lambda: PlanDrafter(perturbed(reference, seed=len(prompt)), newlines)  # noqa: E731
     lookup = lambda: LookupDrafter(prompt + reference[::2])  # noqa: E731
     model = lambda: DraftModelDrafter(HFTarget(draft_model), prompt, max_k=6)  # noqa: E731
+    own = lambda: DraftModelDrafter(HFTarget(first_layers(target_model, 1)), prompt, max_k=6)  # noqa: E731
+    cost = CostCurve.linear(0.05)
     return {
         "plan": lambda: plan(),
         "lookup": lambda: lookup(),
         "model": lambda: model(),
-        "hybrid": lambda: HybridDrafter([plan(), lookup(), model()], verify_cost=0.05),
+        "self": lambda: own(),
+        "hybrid": lambda: HybridDrafter([plan(), lookup(), model()], cost),
+        "hybrid-self": lambda: HybridDrafter([plan(), lookup(), own()], cost),
     }[kind]()
 
 
@@ -68,7 +81,7 @@ def prompts() -> list[list[int]]:
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen2"])
-@pytest.mark.parametrize("drafter", ["plan", "lookup", "model", "hybrid"])
+@pytest.mark.parametrize("drafter", ["plan", "lookup", "model", "self", "hybrid", "hybrid-self"])
 def test_speculative_output_equals_transformers_greedy(arch: str, drafter: str, prompts) -> None:
     target_model = tiny_model(arch, seed=1, init_range=0.3)
     draft_model = tiny_model(arch, seed=2, init_range=0.3)
@@ -78,7 +91,7 @@ def test_speculative_output_equals_transformers_greedy(arch: str, drafter: str, 
             steps = speculative_decode(
                 HFTarget(target_model),
                 prompt,
-                drafters_for(drafter, prompt, reference, draft_model),
+                drafters_for(drafter, prompt, reference, draft_model, target_model),
                 NEW_TOKENS,
                 {2},
                 max_k=max_k,
