@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading
+from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import Item
 
@@ -685,6 +686,9 @@ class Aligner:
             head.append(Insert(s_item.start, s_item.header, reindent))
         else:
             head.append(Copy(o_item.start, o_item.header))
+        if not s_item.children and elided_body(self.snippet.lines[s_item.header]) is not None:
+            kept = self.kept_body(o_item, s_item)
+            return None if kept is None else [*head, kept]
         same_header = normalize(self.original.lines[o_item.header]) == normalize(
             self.snippet.lines[s_item.header]
         )
@@ -702,6 +706,22 @@ class Aligner:
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def kept_body(self, o_item: Item, s_item: Item) -> Op | None:
+        """`def f(x): ...`, `count(): number { /* ... */ }`: the original's header and body, when
+        the snippet's header is the original's; a changed header over an elided body is unsure."""
+        shown = elided_body(self.snippet.lines[s_item.header]) or ""
+        if (
+            normalize(shown).removesuffix("{").rstrip()
+            == normalize(self.original.lines[o_item.header]).removesuffix("{").rstrip()
+        ):
+            return Copy(o_item.header, o_item.end)
+        self.fail(
+            "elided_body",
+            "a header with its body elided on the same line differs from the original's",
+            s_item,
+        )
+        return None
 
     def is_function(self, item: Item) -> bool:
         """A function or method declaration (not a class, a control block or a call with a callback)."""

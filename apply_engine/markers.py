@@ -48,6 +48,30 @@ def has_inline_marker(line: str) -> bool:
     return bool(INLINE_MARKER.search(line))
 
 
+PYTHON_HEADER = re.compile(r"^\s*(?:async\s+)?(?:def|class)\b")
+
+
+def elided_body(line: str) -> str | None:
+    """The header of a line whose body is elided on the line itself, up to its opening `{` or `:`:
+    `count(): number { /* ... */ }` -> `count(): number {`, `def f(x): ...` -> `def f(x):`.
+    None for any other line."""
+    text = line.rstrip()
+    opener = "{"
+    if PYTHON_HEADER.match(text):
+        opener = ":"
+    elif not text.endswith(("}", "};", "},", "*/", "...", "…")) and "//" not in text:
+        return None
+    position = text.rfind(opener)
+    while position > 0:
+        body = text[position + 1 :].strip()
+        if opener == "{":
+            body = body.removesuffix(",").removesuffix(";").removesuffix("}").strip()
+        if body and is_marker(body):
+            return text[: position + 1]
+        position = text.rfind(opener, 0, position)
+    return None
+
+
 REMOVAL = re.compile(
     r"^((removed|deleted)\b|(remove|delete)d?:|(remove|delete|drop) (the )?([\w.()]+ )?"
     r"(function|method|class|field|import|property|block|section|rule|key|entry|line|handler|route)s?\b"
@@ -80,6 +104,19 @@ def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool
     return None
 
 
+CODE_NOUN = re.compile(rf"(?:{CODE_NOUNS})", re.I)
+NOUN_FILLERS = frozenset({"all", "and", "the", "more", "other", "etc"})
+MAX_NOUN_WORDS = 3
+
+
+def names_code(body: str) -> bool:
+    """`... imports ...`, `...other routes...`: besides its ellipses, a few words naming code."""
+    words = re.findall(r"[A-Za-z]+", HAS_ELLIPSIS.sub(" ", body))
+    return 0 < len(words) <= MAX_NOUN_WORDS and all(
+        CODE_NOUN.fullmatch(word) or word.lower() in NOUN_FILLERS for word in words
+    )
+
+
 def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
     """True when `line` stands for elided original code."""
     text = line.strip()
@@ -93,6 +130,6 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
     if ONLY_ELLIPSIS.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True
     if HAS_ELLIPSIS.search(body):
-        return bool(WEAK_PHRASE.search(body) or PHRASE.search(body))
+        return bool(WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body))
     short = len(body.split()) <= SHORT_COMMENT_WORDS
     return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))

@@ -25,7 +25,7 @@ from apply_engine.languages import (
     has_parse_errors,
     line_comment_prefixes,
 )
-from apply_engine.markers import has_inline_marker, is_marker, is_removal
+from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     CONTINUATION,
@@ -357,7 +357,7 @@ def finish(
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
     if any(k in markers for k in inserted):
         return ambiguous(language, "marker_in_output", "a marker would be written into the file")
-    inline = [edit.lines[k].strip() for k in inserted if has_inline_marker(edit.lines[k])]
+    inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
     if inline and not set(inline) <= {line.strip() for line in source.lines}:
         return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
     if new_parse_errors(merged.removeprefix(BOM), source, ops, tree, language):
@@ -365,6 +365,14 @@ def finish(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
         )
     return MergeResult(merged=merged, status="ok", language=language, plan=plan)
+
+
+def elides(line: str, source: Source) -> bool:
+    """A line with an elision comment, or a body elided on its header line (`count() { ... }`,
+    `def f(x): ...`) in a file whose own lines have none (a stub file writes `...` bodies)."""
+    if has_inline_marker(line):
+        return True
+    return elided_body(line) is not None and not any(elided_body(old) for old in source.lines if "..." in old)
 
 
 def new_parse_errors(merged: str, source: Source, ops: list[Op], tree: list[Item], language: str) -> bool:

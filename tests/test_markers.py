@@ -3,7 +3,7 @@
 import pytest
 
 from apply_engine.languages import has_block_comments, line_comment_prefixes
-from apply_engine.markers import has_inline_marker, is_marker, is_removal
+from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_removal
 
 MARKERS = [
     ("python", "# ... existing code ..."),
@@ -41,6 +41,9 @@ MARKERS = [
     ("markdown", "[... rest of README unchanged ...]"),
     ("json", "..."),
     ("text", "// ... existing code ..."),
+    ("python", "# ... imports ..."),
+    ("go", "\t// ...other routes..."),
+    ("java", "    // ... fields and methods ..."),
 ]
 
 NOT_MARKERS = [
@@ -57,6 +60,7 @@ NOT_MARKERS = [
     ("css", "color: red;"),
     ("html", "<!-- navigation -->"),
     ("markdown", "Some text that trails off..."),
+    ("python", "# ... loading data ..."),
 ]
 
 
@@ -83,6 +87,8 @@ def test_code_and_ordinary_comments_are_not_markers(language: str, line: str) ->
         ("x = 1  # the counter", False),
         ("a = b // c", False),
         ('url = "http://example.com"', False),
+        ("func (s *Server) Start() error { /* unchanged */ }", True),
+        ("const merged = { ...defaults };", False),
     ],
 )
 def test_elision_comments_at_the_end_of_code_lines(line: str, expected: bool) -> None:
@@ -107,3 +113,19 @@ def test_a_hash_is_not_a_comment_in_javascript() -> None:
 )
 def test_removal_comments(line: str, expected: bool) -> None:
     assert is_removal(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "header"),
+    [
+        ("def load(path: Path) -> dict: ...", "def load(path: Path) -> dict:"),
+        ("    async def run(self):  # ... existing code ...", "    async def run(self):"),
+        ("  constructor(items: string[]) { /* ... */ }", "  constructor(items: string[]) {"),
+        ("function f({ a, b }) { // ... }", "function f({ a, b }) {"),
+        ("fn new() -> Self { ... }", "fn new() -> Self {"),
+        ("if (ready) { start(); }", None),
+        ("def f(): return 1", None),
+    ],
+)
+def test_a_body_elided_on_its_header_line_leaves_the_header(line: str, header: str | None) -> None:
+    assert elided_body(line) == header

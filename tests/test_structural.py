@@ -268,6 +268,23 @@ def test_class_members_then_top_level_code_merge_at_both_levels() -> None:
 def test_a_body_elided_inline_never_replaces_the_body() -> None:
     original = "function load() {\n  const a = 1;\n  return a;\n}\n\nfunction save() {\n  return 2;\n}\n"
     snippet = "function load() { /* ... */ }\n\nfunction save() {\n  return 3;\n}\n"
+    assert merged(original, snippet, language="javascript") == original.replace("return 2", "return 3")
+
+
+def test_a_python_body_elided_as_an_ellipsis_is_kept() -> None:
+    snippet = "def circle_area(r): ...\n\n\ndef square_area(side):\n    return side ** 2\n\n# ...\n"
+    expected = SHAPES.replace("return side * side", "return side ** 2")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_an_elided_body_under_a_changed_header_is_ambiguous() -> None:
+    snippet = "def circle_area(r, scale): ...\n\n\ndef square_area(side):\n    return side ** 2\n\n# ...\n"
+    assert ambiguous(SHAPES, snippet, language="python").reasons[0].code == "elided_body"
+
+
+def test_an_elided_body_of_an_unknown_function_is_never_written() -> None:
+    original = "function save() {\n  return 2;\n}\n"
+    snippet = "function load() { /* ... */ }\n\nfunction save() {\n  return 3;\n}\n"
     assert ambiguous(original, snippet, language="javascript").reasons[0].code == "marker_in_output"
 
 
@@ -328,3 +345,12 @@ def test_a_renamed_function_is_ambiguous_rather_than_duplicated() -> None:
         "def square(side):\n    area = side * side\n    return area\n\n# ...\n"
     )
     assert ambiguous(original, snippet, language="python").reasons[0].code == "renamed_or_copied"
+
+
+def test_a_stub_method_added_where_the_file_writes_ellipsis_bodies_is_code() -> None:
+    original = "from typing import Protocol\n\n\nclass Shape(Protocol):\n    def area(self) -> float: ...\n"
+    snippet = (
+        "class Shape(Protocol):\n    def area(self) -> float: ...\n\n    def perimeter(self) -> float: ...\n"
+    )
+    expected = original + "\n    def perimeter(self) -> float: ...\n"
+    assert merged(original, snippet, language="python") == expected
