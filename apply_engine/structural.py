@@ -29,6 +29,7 @@ from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_r
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     CONTINUATION,
+    MARKDOWN_HEADING,
     PURE_CLOSER,
     Item,
     markdown_columns,
@@ -45,24 +46,13 @@ QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 PREAMBLE_FIRST = frozenset({"kotlin"})  # grammars that want PREAMBLE lines before other code
 CHANGED_SHARE = 0.5  # changed parts larger than this share of the merged file: parse it whole
 # grammars whose files are sequences of top-level constructs, each of which parses on its own
-# (not PHP: code outside `<?php` is text; not markup, data or shell with its heredocs)
+# (PHP: with `<?php` put back in front; not markup other than Markdown, data, or shell with its
+# heredocs)
 PARTS_PARSE_ALONE = frozenset(
-    {
-        "python",
-        "javascript",
-        "typescript",
-        "tsx",
-        "go",
-        "rust",
-        "java",
-        "c",
-        "cpp",
-        "csharp",
-        "kotlin",
-        "swift",
-        "css",
-    }
+    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "csharp", "kotlin"}
+    | {"swift", "css", "php", "markdown"}
 )
+PHP_OPEN = "<?php"
 
 
 @dataclass(frozen=True)
@@ -401,7 +391,8 @@ class Parts:
     in the merged file: it was complete where it stood and stands in the same place now. So parts
     that parse cleanly mean a merged file without new errors.
 
-    texts() is None, to parse the whole file, when top-level items may sit inside brackets
+    Markdown is cut only at whole sections; PHP parts get `<?php` in front, in a file that is PHP
+    throughout. texts() is None, to parse the whole file, when top-level items may sit inside brackets
     (`namespace x {` over items at column 0), a part comes before a `package` or `import` line in
     Kotlin, starts indented after a cut, ends in an open comment or a `\\` continuation, or when
     the parts are most of the file."""
@@ -410,6 +401,8 @@ class Parts:
         self.lines = merged.split("\n")
         self.source = source
         self.python = language == "python"
+        self.php = language == "php"
+        self.markdown = language == "markdown"
         self.preamble_first = language in PREAMBLE_FIRST
         self.copies = copied_runs(ops)  # (original start, original end, merged start), by start
         self.copy_starts = [run[0] for run in self.copies]
@@ -419,6 +412,8 @@ class Parts:
         self.cuts: list[Cut] = []
 
     def texts(self, tree: list[Item]) -> list[str] | None:
+        if self.php and (not self.source.raw.lstrip(BOM).startswith(PHP_OPEN) or "?>" in self.source.raw):
+            return None  # parts are PHP code only where the whole file is
         if not self.top(tree):
             return None
         parts: list[list[str]] = [[]]
@@ -445,7 +440,7 @@ class Parts:
             text = "\n".join(part)
             if text.count("/*") > text.count("*/"):
                 return None
-            texts.append(text)
+            texts.append(text if not self.php or shown[0].startswith(PHP_OPEN) else f"{PHP_OPEN}\n{text}")
         return texts
 
     def top(self, tree: list[Item]) -> bool:
@@ -456,7 +451,7 @@ class Parts:
         last_end = 0
         for item in tree:
             at = self.placed(item)
-            if at is None or self.continued(at + item.end - item.start):
+            if at is None or self.continued(at + item.end - item.start) or not self.cuttable(item):
                 changed = True
                 if item.nested:
                     self.inside(item)
@@ -468,11 +463,25 @@ class Parts:
             self.cut(Cut(at, last_end, None, item.start, item.end))
         return True
 
+    def cuttable(self, item: Item) -> bool:
+        """Markdown is cut only at whole sections: a heading starts a block wherever it stands."""
+        return not self.markdown or MARKDOWN_HEADING.match(self.source.lines[item.header]) is not None
+
     def continued(self, line: int) -> bool:
         """Whether the first non-blank merged line from `line` on is indented: code inserted at the
         end of the item above (a method added last to a class)."""
-        shown = next((text for text in islice(self.lines, line, None) if text.strip()), "")
-        return shown[:1] in (" ", "\t")
+        return self.next_shown(line)[:1] in (" ", "\t")
+
+    def continues_above(self, line: int, indent: int) -> bool:
+        """Whether the first non-blank merged line from `line` on continues code at `indent` above
+        it (`else`, `} catch`, `.then(`); a closer less indented closes the parent instead."""
+        shown = self.next_shown(line)
+        if PURE_CLOSER.match(shown.strip()) and column(shown) < indent:
+            return False
+        return CONTINUATION.match(shown.strip()) is not None
+
+    def next_shown(self, line: int) -> str:
+        return next((text for text in islice(self.lines, line, None) if text.strip()), "")
 
     def inside(self, parent: Item) -> None:
         """Cuts at the children of a changed item that are copied whole. In a Python block (its
@@ -483,14 +492,18 @@ class Parts:
             if at is None:
                 if child.nested:
                     self.inside(child)
-                continue
-            if CONTINUATION.match(self.source.lines[child.header].strip()):
-                continue
-            if not self.stands_alike(child, at):
-                continue
-            indent = leading(self.source.lines[child.start])
-            end = at + child.end - child.start
-            self.cut(Cut(at, end, indent + "pass" if block else "", child.start, child.end))
+            elif self.may_cut(child, at):
+                stand_in = leading(self.source.lines[child.start]) + "pass" if block else ""
+                self.cut(Cut(at, at + child.end - child.start, stand_in, child.start, child.end))
+
+    def may_cut(self, child: Item, at: int) -> bool:
+        """A child copied whole to merged line `at` may be cut: it does not continue the sibling
+        above, the line below does not continue it, and it stands alike in both files."""
+        header = self.source.lines[child.header]
+        if CONTINUATION.match(header.strip()) or not self.cuttable(child):
+            return False
+        end = at + child.end - child.start
+        return not self.continues_above(end, column(header)) and self.stands_alike(child, at)
 
     def cut(self, cut: "Cut") -> None:
         """Adds a cut, joined to the one above when the same blank lines part them in both files

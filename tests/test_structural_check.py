@@ -108,3 +108,29 @@ def test_call_key_finds_what_the_backtracking_regex_finds(text: str) -> None:
     found = CALL.match(text)
     expected = "(".join(part for part in found.groups() if part) if found else None
     assert call_key(text) == expected
+
+
+def test_a_cut_statement_is_kept_when_the_inserted_line_below_continues_it() -> None:
+    body = "\n".join(f"    x{i} = f({i});" for i in range(30))
+    original = f"int main(void)\n{{\n{body}\n    if (x0) {{\n        return 1;\n    }}\n    return 0;\n}}\n"
+    snippet = "int main(void)\n{\n    /* ... */\nelse:\n    return 0;\n}\n"
+    result = merge(original, snippet, language="c")
+    assert result.status == "ambiguous" or not has_parse_errors(result.merged or "", "c")
+
+
+def test_php_parts_are_parsed_as_php() -> None:
+    functions_php = "\n".join(f"function f{i}($a) {{\n    return $a + {i};\n}}\n" for i in range(40))
+    original = f"<?php\n\n{functions_php}"
+    broken = "// ...\nfunction f20($a) {\n    return $a +;\n}\n// ...\n"
+    assert merge(original, broken, language="php").status == "ambiguous"
+    parts = parts_of(original, broken.replace("$a +;", "$a + 21;"), "php")
+    assert parts is not None and all(part.startswith("<?php") for part in parts)
+
+
+def test_markdown_is_cut_at_whole_sections() -> None:
+    sections = "\n".join(f"## Part {i}\n\nText of part {i}.\n" for i in range(40))
+    original = f"# Title\n\n{sections}"
+    snippet = "<!-- ... -->\n\n## Part 20\n\nText of part 20.\n\nMore about part 20.\n\n<!-- ... -->\n"
+    parts = parts_of(original, snippet, "markdown")
+    assert parts is not None and "More about part 20." in "".join(parts)
+    assert "Part 19" not in "".join(parts)
