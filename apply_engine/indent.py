@@ -23,8 +23,15 @@ def column(line: str) -> int:
     return width + line.count("\t", 0, width) * (TAB_WIDTH - 1)
 
 
-def columns(lines: list[str]) -> list[int]:
-    """column() of every line, in one pass."""
+def columns(lines: list[str], text: str | None = None) -> list[int]:
+    """column() of every line, in one pass; `text`, holding all the lines, tells whether any has a tab."""
+    if text is not None and "\t" not in text:
+        return [
+            -1
+            if not (rest := line.lstrip(" ")) or (rest[0].isspace() and rest.isspace())
+            else len(line) - len(rest)
+            for line in lines
+        ]
     found = []
     for line in lines:
         rest = line.lstrip(" \t")

@@ -194,8 +194,9 @@ def find_removals(
     return frozenset(k for k in found if snippet_lines[k].strip() not in present)
 
 
-def columns_of(lines: list[str], language: str) -> list[int]:
-    found = string_columns(lines, columns(lines), language)
+def columns_of(lines: list[str], language: str, text: str | None = None) -> list[int]:
+    """Each line's (virtual) indentation column; `text` holds all the lines."""
+    found = string_columns(lines, columns(lines, text), language)
     if language == "markdown":
         return markdown_columns(lines, found)
     return toml_columns(lines, found) if language == "toml" else found
@@ -208,7 +209,7 @@ def plan_lines(
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
-    s_columns = columns_of(edit.lines, language)
+    s_columns = columns_of(edit.lines, language, edit.raw)
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
     )
@@ -243,7 +244,7 @@ class Analysis:
 @lru_cache(maxsize=32)
 def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
-    columns = columns_of(source.lines, language)
+    columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set())
     return Analysis(source, columns, tree, indent_unit(source.lines), Side(source.lines))
 
@@ -406,6 +407,7 @@ class Parts:
         self.preamble_first = language in PREAMBLE_FIRST
         self.copies = copied_runs(ops)  # (original start, original end, merged start), by start
         self.copy_starts = [run[0] for run in self.copies]
+        self.run_ends = {at + end - start for start, end, at in self.copies}  # merged line after a run
         self.original_state = LexState(source.raw)
         self.merged_state = LexState(merged)
         self.merged_ends = list(accumulate(map(len, self.lines)))  # merged line k starts at ends[k-1] + k
@@ -447,20 +449,22 @@ class Parts:
         """Cuts between parts at the top-level items copied whole; False when none may be cut."""
         if any(opens_block(item, self.source.lines) for item in tree):
             return False
-        changed = False  # merged lines before this item are not all copied whole
+        changed = False  # merged lines before this item are not all copied whole (for Kotlin)
         last_end = 0
         for item in tree:
             at = self.placed(item)
-            if at is None or self.continued(at + item.end - item.start) or not self.cuttable(item):
+            end = -1 if at is None else at + item.end - item.start
+            if at is None or not self.cuttable(item) or self.continued(end):
                 changed = True
                 if item.nested:
                     self.inside(item)
                 continue
-            changed = changed or any(line.strip() for line in self.lines[last_end:at])
-            if changed and self.preamble_first and PREAMBLE.match(self.source.lines[item.header]):
-                return False
-            last_end = at + item.end - item.start
-            self.cut(Cut(at, last_end, None, item.start, item.end))
+            if self.preamble_first:
+                changed = changed or any(line.strip() for line in self.lines[last_end:at])
+                if changed and PREAMBLE.match(self.source.lines[item.header]):
+                    return False
+            last_end = end
+            self.cuts.append(Cut(at, end, None, item.start, item.end))
         return True
 
     def cuttable(self, item: Item) -> bool:
@@ -469,7 +473,10 @@ class Parts:
 
     def continued(self, line: int) -> bool:
         """Whether the first non-blank merged line from `line` on is indented: code inserted at the
-        end of the item above (a method added last to a class)."""
+        end of the item above (a method added last to a class). A line copied right after the
+        item is the original's next top-level line."""
+        if line < len(self.lines) and self.lines[line].strip() and line not in self.run_ends:
+            return False
         return self.next_shown(line)[:1] in (" ", "\t")
 
     def continues_above(self, line: int, indent: int) -> bool:
@@ -515,7 +522,7 @@ class Parts:
             and cut.start - above.end == cut.original_start - above.original_end
             and not any(line.strip() for line in self.lines[above.end : cut.start])
         ):
-            self.cuts[-1] = replace(above, end=cut.end, original_end=cut.original_end)
+            above.end, above.original_end = cut.end, cut.original_end
         else:
             self.cuts.append(cut)
 
@@ -541,7 +548,7 @@ class Parts:
         return self.merged_ends[line - 1] + line if line else 0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Cut:
     """Merged lines [start, end), copies of original lines [original_start, original_end), left out
     of the parts; stand_in None ends a part there, else the line (or "") that takes their place."""
