@@ -3,6 +3,7 @@
 stream() yields the merged file's text as tokens are accepted, then one ApplyResult with stats.
 """
 
+import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -10,14 +11,14 @@ from dataclasses import dataclass
 import torch
 
 from apply_engine.config import EngineConfig
-from apply_engine.drafters.cost import CostCurve, measure_cost_curve
+from apply_engine.drafters.cost import CostCurve, load_curve, measure_cost_curve, save_curve
 from apply_engine.drafters.draft_model import DraftModelDrafter
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.drafters.self_draft import first_layers, self_draft_layers
 from apply_engine.errors import ModelLoadError
-from apply_engine.models import LoadedModel, load_model
+from apply_engine.models import LoadedModel, cache_root, load_model
 from apply_engine.prompt import (
     PromptFormat,
     build_prompt,
@@ -83,6 +84,20 @@ def load_draft(spec: str, target: LoadedModel, device: str, dtype: str | None) -
     return draft
 
 
+def cost_curve(target: LoadedModel, context: list[int]) -> CostCurve:
+    """The target's verify cost by pass size, measured once per model, device, dtype and thread
+    count (a few seconds on a CPU) and kept in the user cache."""
+    device, max_k = target.device, MAX_K[target.device.type]
+    hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else torch.get_num_threads()
+    key = f"{target.name}|{device}|{target.dtype}|{hardware}|{max_k}"
+    path = cache_root() / "cost" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    curve = load_curve(path)
+    if curve is None:
+        curve = measure_cost_curve(HFTarget(target.model), context[:512], max_n=max_k)
+        save_curve(path, curve)
+    return curve
+
+
 def held_back(text: str, close: str | None) -> int:
     """How many trailing characters of `text` could be the start of `close`.
 
@@ -140,8 +155,7 @@ class ModelMerger:
         if not self.speculation:
             return NoDrafter()
         if self.cost is None:
-            max_k = MAX_K[self.target.device.type]
-            self.cost = measure_cost_curve(HFTarget(self.target.model), prompt[:512], max_n=max_k)
+            self.cost = cost_curve(self.target, prompt)
         if self.newlines is None:
             self.newlines = newline_tokens(self.target.tokenizer)
         drafters: list[Drafter] = []

@@ -4,12 +4,11 @@ import pytest
 import torch
 
 from apply_engine.config import EngineConfig
-from apply_engine.drafters.cost import measure_cost_curve
 from apply_engine.drafters.self_draft import first_layers, self_draft_layers
 from apply_engine.errors import ModelLoadError
 from apply_engine.model_merge import ModelMerger
 from apply_engine.speculative import HFTarget
-from tests.helpers_models import MarkovTarget, smollm2_tokenizer, tiny_model
+from tests.helpers_models import smollm2_tokenizer, tiny_model
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen2"])
@@ -50,11 +49,3 @@ def test_draft_model_self_loads_a_view_of_the_target(tmp_path) -> None:
     assert merger.draft is not None and merger.draft.name == "self:1"
     assert merger.draft.model.model.layers[0] is merger.target.model.model.layers[0]
     assert len(merger.draft.model.model.layers) == 1
-
-
-def test_cost_curve_is_measured_up_to_the_longest_pass_and_never_decreases() -> None:
-    target = MarkovTarget(torch.zeros(8, 8))
-    curve = measure_cost_curve(target, [1, 2, 3], max_n=40)
-    assert curve.sizes == (1, 2, 4, 8, 16, 32, 40)
-    assert all(a <= b for a, b in zip(curve.seconds, curve.seconds[1:], strict=False))
-    assert target.tokens == [1, 2, 3]  # the cache holds the context again

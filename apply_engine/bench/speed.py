@@ -1,5 +1,8 @@
 """`fastapply bench speed`: plain greedy vs transformers prompt lookup (vs assisted) vs ours.
 
+Ours drafts from the plan and prompt lookup (and the draft model when one is given, `self:N`
+included), sized by the target's verify-cost curve, measured once before the cases.
+
 For each fixture case with an expected merge, in one process: the same prompt and token budget for
 every method; tok/s counts emitted tokens over wall time including prefill. `identical` compares each
 method's tokens with plain greedy decoding. The oracle run replaces the target by a scripted model

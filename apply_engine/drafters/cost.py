@@ -6,9 +6,12 @@ pass ~4.5x; on a GPU passes up to ~100 tokens cost about the same as one.
 """
 
 import bisect
+import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from apply_engine.speculative import Target
 
@@ -68,3 +71,19 @@ def measure_cost_curve(
     for i in range(1, len(seconds)):
         seconds[i] = max(seconds[i], seconds[i - 1])
     return CostCurve(sizes, tuple(seconds))
+
+
+def load_curve(path: Path) -> CostCurve | None:
+    """A curve saved by `save_curve`, or None if there is none (or it is unreadable)."""
+    try:
+        data = json.loads(path.read_text())
+        return CostCurve(tuple(data["sizes"]), tuple(data["seconds"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def save_curve(path: Path, curve: CostCurve) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps({"sizes": curve.sizes, "seconds": curve.seconds}))
+    tmp.replace(path)
