@@ -30,7 +30,7 @@ PHRASE = re.compile(
     re.IGNORECASE,
 )
 LEADING_PHRASE = re.compile(r"^(existing|remaining|previous) \w+", re.I)  # "existing JSX", "remaining props"
-WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc)\b", re.I)
+WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc|snip)\b", re.I)
 SHORT_COMMENT_WORDS = 9
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
@@ -133,3 +133,16 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return bool(WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body))
     short = len(body.split()) <= SHORT_COMMENT_WORDS
     return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
+
+
+PATH = re.compile(
+    r"^(?:(?:file|filename|filepath|path)\s*:\s*)?[\w@~.-]*(?:/[\w@.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}$", re.I
+)
+
+
+def is_path_comment(
+    line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True
+) -> bool:
+    """A comment that only names a file: `// src/app.ts`, `# File: app/models.py`."""
+    body = comment_body(line, line_comments, block_comments)
+    return body is not None and PATH.match(body) is not None and any(c.isalpha() for c in body)

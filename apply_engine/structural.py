@@ -25,7 +25,7 @@ from apply_engine.languages import (
     has_parse_errors,
     line_comment_prefixes,
 )
-from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_removal
+from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     CONTINUATION,
@@ -39,7 +39,7 @@ from apply_engine.structural_outline import (
 )
 
 BOM = "\ufeff"
-FENCE_OPEN = re.compile(r"^\s*```[\w+#.-]*\s*$")
+FENCE_OPEN = re.compile(r"^\s*```[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
 PREAMBLE = re.compile(r"(package|import|@file:)\b")
 QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
@@ -107,6 +107,7 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         return ambiguous(language, "empty_snippet", "the snippet is empty")
     analysis = analyse(original, language)
     source = analysis.source
+    edit = without_path_comment(edit, source, language)
     markers = find_markers(edit.lines, source.lines, language, source.raw)
     if not source.lines or not "".join(source.lines).strip():
         if markers:
@@ -120,6 +121,23 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
 
 def nonblank(lines: list[str]) -> int:
     return sum(1 for line in lines if line.strip())
+
+
+def without_path_comment(edit: Source, original: Source, language: str) -> Source:
+    """A first line that only names the file (`// src/app.ts`, `# File: app.py`) is read as blank,
+    unless the original has it."""
+    first = next((k for k, line in enumerate(edit.lines) if line.strip()), None)
+    if first is None:
+        return edit
+    line = edit.lines[first]
+    comments, block = line_comment_prefixes(language), has_block_comments(language)
+    if not is_path_comment(line, comments, block) or line.strip() in {
+        old.strip() for old in original.lines[:50]
+    }:
+        return edit
+    lines = list(edit.lines)
+    lines[first] = ""
+    return replace(edit, lines=lines)
 
 
 def without_fence(edit: Source) -> Source:

@@ -3,7 +3,7 @@
 import pytest
 
 from apply_engine.languages import has_block_comments, line_comment_prefixes
-from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_removal
+from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
 
 MARKERS = [
     ("python", "# ... existing code ..."),
@@ -44,6 +44,7 @@ MARKERS = [
     ("python", "# ... imports ..."),
     ("go", "\t// ...other routes..."),
     ("java", "    // ... fields and methods ..."),
+    ("go", "// … snip …"),
 ]
 
 NOT_MARKERS = [
@@ -129,3 +130,18 @@ def test_removal_comments(line: str, expected: bool) -> None:
 )
 def test_a_body_elided_on_its_header_line_leaves_the_header(line: str, header: str | None) -> None:
     assert elided_body(line) == header
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("// src/todo-store.ts", True),
+        ("# File: app/models.py", True),
+        ("<!-- index.html -->", True),
+        ("# v1.2", False),
+        ("// see docs/readme.md for details", False),
+        ("# -*- coding: utf-8 -*-", False),
+    ],
+)
+def test_a_comment_naming_only_a_file(line: str, expected: bool) -> None:
+    assert is_path_comment(line) == expected

@@ -354,3 +354,15 @@ def test_a_stub_method_added_where_the_file_writes_ellipsis_bodies_is_code() -> 
     )
     expected = original + "\n    def perimeter(self) -> float: ...\n"
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_first_line_naming_the_file_is_not_written_into_it() -> None:
+    snippet = "# shapes.py\n# ...\n\ndef square_area(side):\n    return side ** 2\n\n# ...\n"
+    expected = SHAPES.replace("return side * side", "return side ** 2")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_a_fence_naming_the_file_is_not_part_of_the_snippet() -> None:
+    snippet = "```python:shapes.py\n# ...\n\ndef square_area(side):\n    return side ** 2\n\n# ...\n```\n"
+    expected = SHAPES.replace("return side * side", "return side ** 2")
+    assert merged(SHAPES, snippet, language="python") == expected
