@@ -499,8 +499,11 @@ class Parts:
 
     def continues_above(self, line: int, indent: int) -> bool:
         """Whether the first non-blank merged line from `line` on continues code at `indent` above
-        it (`else`, `} catch`, `.then(`); a closer less indented closes the parent instead."""
+        it: it is indented deeper, or it is `else`, `} catch`, `.then(` (a closer less indented
+        closes the parent instead)."""
         shown = self.next_shown(line)
+        if shown and column(shown) > indent:
+            return True
         if PURE_CLOSER.match(shown.strip()) and column(shown) < indent:
             return False
         return CONTINUATION.match(shown.strip()) is not None
