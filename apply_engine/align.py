@@ -370,7 +370,7 @@ class Aligner:
         found = dict(anchors)
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         for (sa, oa), (sb, ob) in pairwise(bounds):
-            if sb - sa < 2 or ob - oa < 2:
+            if sb - sa < 2 or ob - oa < 2 or all(s_items[s].marker for s in range(sa + 1, sb)):
                 continue
             found.update(self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob)))
         return dict(longest_increasing(list(found.items())))

@@ -393,7 +393,7 @@ def new_parse_errors(merged: str, source: Source, ops: list[Op], tree: list[Item
         return False
     if language in PARTS_PARSE_ALONE:
         parts = Parts(merged, ops, source, language).texts(tree)
-        if parts is not None and not any(has_parse_errors(part, language) for part in parts):
+        if parts is not None and not any(parse_errors(part, language) for part in parts):
             return False
     # the original is parsed only when the merge has errors: were they there before?
     return parse_errors(merged, language) and not parse_errors(source.raw.removeprefix(BOM), language)
@@ -469,10 +469,11 @@ class Parts:
             return False
         changed = False  # merged lines before this item are not all copied whole (for Kotlin)
         last_end = 0
-        for item in tree:
+        for n, item in enumerate(tree):
             at = self.placed(item)
             end = -1 if at is None else at + item.end - item.start
-            if at is None or not self.cuttable(item) or self.continued(end):
+            copied_next = n + 1 < len(tree) and self.placed_with(item, tree[n + 1])
+            if at is None or not self.cuttable(item) or (not copied_next and self.continued(end)):
                 changed = True
                 if item.nested:
                     self.inside(item)
@@ -564,6 +565,12 @@ class Parts:
             return None
         start, _, at = self.copies[k]
         return at + item.start - start
+
+    def placed_with(self, item: Item, following: Item) -> bool:
+        """Whether the run that copies `item` copies the first line of `following` too: the next
+        non-blank merged line is then that top-level line, not code continuing `item`."""
+        k = bisect_right(self.copy_starts, item.start) - 1
+        return k >= 0 and self.copies[k][0] <= item.start and following.start < self.copies[k][1]
 
     def merged_offset(self, line: int) -> int:
         return self.merged_ends[line - 1] + line if line else 0

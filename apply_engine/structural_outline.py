@@ -139,15 +139,18 @@ LONG_STRINGS["typescript"] = LONG_STRINGS["tsx"] = LONG_STRINGS["javascript"]
 def string_columns(lines: list[str], columns: list[int], language: str) -> list[int]:
     """Lines inside a multi-line string (docstring, template literal) continue the line it opens on."""
     pattern = LONG_STRINGS.get(language)
-    text = "\n".join(lines)
-    if pattern is None or not any(quote in text for quote in (*TRIPLE, "`")):
+    if pattern is None:
         return columns
-    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    text = "\n".join(lines)
+    if not any(quote in text for quote in (*TRIPLE, "`")):
+        return columns
+    starts: list[int] = []  # where each line starts in text, made at the first multi-line token
     virtual = list(columns)
     for found in pattern.finditer(text):
         token = found.group()
         if not token.startswith((*TRIPLE, "`")) or "\n" not in token:
             continue
+        starts = starts or list(accumulate((len(line) + 1 for line in lines), initial=0))
         first, last = bisect_right(starts, found.start()) - 1, bisect_right(starts, found.end() - 1) - 1
         for k in range(first + 1, last + 1):
             virtual[k] = CONTINUED if columns[k] >= 0 else -1
