@@ -10,6 +10,7 @@ step is unsure the result is "ambiguous".
 """
 
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -391,6 +392,23 @@ def new_parse_errors(merged: str, source: Source, ops: list[Op], tree: list[Item
     Otherwise the whole merged file is parsed, and the original when the merge has errors."""
     if GRAMMARS.get(language) is None:
         return False
+    key = (merged, source.raw, language)  # the answer depends on the two texts alone
+    found = CHECKED.get(key)
+    if found is None:
+        found = check_parse(merged, source, ops, tree, language)
+        with CHECKED_LOCK:
+            CHECKED[key] = found
+            while len(CHECKED) > CHECKED_SIZE:
+                del CHECKED[next(iter(CHECKED))]
+    return found
+
+
+CHECKED: dict[tuple[str, str, str], bool] = {}  # the latest answers of new_parse_errors, oldest first
+CHECKED_LOCK = threading.Lock()
+CHECKED_SIZE = 64
+
+
+def check_parse(merged: str, source: Source, ops: list[Op], tree: list[Item], language: str) -> bool:
     if language in PARTS_PARSE_ALONE:
         parts = Parts(merged, ops, source, language).texts(tree)
         if parts is not None and not any(parse_errors(part, language) for part in parts):
