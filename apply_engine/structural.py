@@ -446,7 +446,7 @@ class Parts:
         self.run_ends = {at + end - start for start, end, at in self.copies}  # merged line after a run
         self.original_state = LexState(source.raw)
         self.merged_state = LexState(merged)
-        self.merged_ends = list(accumulate(map(len, self.lines)))  # merged line k starts at ends[k-1] + k
+        self.merged_ends: list[int] = []  # merged line k starts at ends[k-1] + k; made on first use
         self.cuts: list[Cut] = []
 
     def texts(self, tree: list[Item]) -> list[str] | None:
@@ -482,27 +482,48 @@ class Parts:
         return texts
 
     def top(self, tree: list[Item]) -> bool:
-        """Cuts between parts at the top-level items copied whole; False when none may be cut."""
+        """Cuts between parts at the runs of top-level items copied whole; False when none may be
+        cut."""
         if any(opens_block(item, self.source.lines) for item in tree):
             return False
-        changed = False  # merged lines before this item are not all copied whole (for Kotlin)
-        last_end = 0
-        for n, item in enumerate(tree):
-            at = self.placed(item)
-            end = -1 if at is None else at + item.end - item.start
-            copied_next = n + 1 < len(tree) and self.placed_with(item, tree[n + 1])
-            if at is None or not self.cuttable(item) or (not copied_next and self.continued(end)):
+        ends = [item.end for item in tree]
+        changed = False  # merged lines before this run are not all copied whole (for Kotlin)
+        last_end = n = 0
+        while n < len(tree):
+            last = self.copied_through(tree, ends, n)
+            if last < n:
                 changed = True
-                if item.nested:
-                    self.inside(item)
+                if tree[n].nested:
+                    self.inside(tree[n])
+                n += 1
                 continue
+            at = self.placed(tree[n])
+            assert at is not None
+            end = at + tree[last].end - tree[n].start
             if self.preamble_first:
                 changed = changed or any(line.strip() for line in self.lines[last_end:at])
-                if changed and PREAMBLE.match(self.source.lines[item.header]):
+                if changed and any(
+                    PREAMBLE.match(self.source.lines[item.header]) for item in tree[n : last + 1]
+                ):
                     return False
-            last_end = end
-            self.cuts.append(Cut(at, end, None, item.start, item.end))
+            self.cuts.append(Cut(at, end, None, tree[n].start, tree[last].end))
+            last_end, n = end, last + 1
         return True
+
+    def copied_through(self, tree: list[Item], ends: list[int], n: int) -> int:
+        """The last of the items from tree[n] on that one run copies whole and that may be cut
+        (n - 1 for none). The last one may not when the code after it is inserted and indented."""
+        k = self.run_of(tree[n])
+        if k is None:
+            return n - 1
+        start, end, at = self.copies[k]
+        last = bisect_right(ends, end, n) - 1
+        if self.markdown:
+            last = next((m - 1 for m in range(n, last + 1) if not self.cuttable(tree[m])), last)
+        next_copied = last + 1 < len(tree) and tree[last + 1].start < end
+        if last >= n and not next_copied and self.continued(at + tree[last].end - start):
+            last -= 1
+        return last
 
     def cuttable(self, item: Item) -> bool:
         """Markdown is cut only at whole sections: a heading starts a block wherever it stands."""
@@ -576,21 +597,21 @@ class Parts:
 
     def placed(self, item: Item) -> int | None:
         """The merged line where `item` starts when one run copies all of it, else None."""
-        k = bisect_right(self.copy_starts, item.start) - 1
-        while k >= 0 and self.copies[k][1] <= item.start:
-            k -= 1  # a run of blank lines copied again starts later but ends before the item
-        if k < 0 or self.copies[k][1] < item.end:
+        k = self.run_of(item)
+        if k is None:
             return None
         start, _, at = self.copies[k]
         return at + item.start - start
 
-    def placed_with(self, item: Item, following: Item) -> bool:
-        """Whether the run that copies `item` copies the first line of `following` too: the next
-        non-blank merged line is then that top-level line, not code continuing `item`."""
+    def run_of(self, item: Item) -> int | None:
+        """The index of the run that copies all of `item`, or None."""
         k = bisect_right(self.copy_starts, item.start) - 1
-        return k >= 0 and self.copies[k][0] <= item.start and following.start < self.copies[k][1]
+        while k >= 0 and self.copies[k][1] <= item.start:
+            k -= 1  # a run of blank lines copied again starts later but ends before the item
+        return None if k < 0 or self.copies[k][1] < item.end else k
 
     def merged_offset(self, line: int) -> int:
+        self.merged_ends = self.merged_ends or list(accumulate(map(len, self.lines)))
         return self.merged_ends[line - 1] + line if line else 0
 
 
