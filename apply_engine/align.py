@@ -642,16 +642,20 @@ class Aligner:
 
     def twin(self, kept: list[Item], new: list[Item]) -> bool:
         """A new item whose signature an elided original item shares: an edit of which one?"""
+        if not new:
+            return False
         keys = {self.original.key(item) for item in kept}
         for item in new:
             key = self.snippet.key(item)
             if key in keys and key != normalize(self.snippet.lines[item.header]):
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True
+        shown = [body(self.snippet, item) if item.nested else "" for item in new]
+        if all(text.count("\n") + 1 < MIN_RENAMED_BODY_LINES for text in shown):
+            return False
         bodies = {body(self.original, item) for item in kept if item.nested}
-        for item in new:
-            shown = body(self.snippet, item) if item.nested else ""
-            if shown.count("\n") + 1 >= MIN_RENAMED_BODY_LINES and shown in bodies:
+        for item, text in zip(new, shown, strict=True):
+            if text.count("\n") + 1 >= MIN_RENAMED_BODY_LINES and text in bodies:
                 self.fail(
                     "renamed_or_copied", "a new item has the body of an elided one: renamed or copied?", item
                 )
