@@ -76,6 +76,13 @@ SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the or
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
+IMPORT_LINE = re.compile(
+    r"^\s*(import\b|from\s+[\w.]+\s+import\b|use\s+[\w:]+|using\s+[\w.=\s]+;|#\s*include\b|"
+    r"(const|let|var)\s+[\w{}\s,]+=\s*require\()"
+)
+FIRST_ONLY = re.compile(
+    r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
+)
 IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
     re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
     re.compile(r"^(from\s+[\w.]+\s+import)\b"),
@@ -527,11 +534,15 @@ class Aligner:
             kept, [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
         ):
             return None
+        slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
         ops = self.inserts(parts[0][:before], reindent)
         paired = self.pairs(head, parts[0][before:])
         if paired is None:
             return None
-        ops += paired + self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept]
+        ops += paired + [Copy(item.lead, item.end) for item in kept[:slot]]
+        if 0 < slot < len(kept) and not IMPORT_LINE.match(self.original.lines[kept[slot - 1].header]):
+            ops.append(Copy(kept[slot].lead, kept[slot].start))  # below a docstring: a blank line first
+        ops += self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept[slot:]]
         after_kept = [*middle, *new_last]
         if kept and after_kept and after_kept[0].lead == after_kept[0].start:
             ops.append(Copy(kept[-1].lead, kept[-1].start))  # the spacing its original siblings have
@@ -540,6 +551,23 @@ class Aligner:
         if paired is None:
             return None
         return ops + paired + self.inserts(parts[-1][len(parts[-1]) - after :], reindent)
+
+    def import_slot(self, new: list[Item], kept: list[Item]) -> int:
+        """Where imports shown above a marker at the start of the file go among the original's first
+        items: after its own imports, or after what must come first (a docstring, `package`, a
+        shebang, `"use client"`), not above them. 0 when `new` holds other code too."""
+        if not new or not all(IMPORT_LINE.match(self.snippet.lines[item.header]) for item in new):
+            return 0
+        slot = first_only = 0
+        for k, item in enumerate(kept):
+            line = self.original.lines[item.header]
+            if IMPORT_LINE.match(line):
+                slot = k + 1
+            elif FIRST_ONLY.match(line):
+                first_only = k + 1
+            elif not COMMENT_START.match(line.strip()):
+                break
+        return slot or first_only
 
     def pairs(self, o_items: list[Item], s_items: list[Item], shown: bool = True) -> list[Op] | None:
         ops: list[Op] = []

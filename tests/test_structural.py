@@ -366,3 +366,14 @@ def test_a_fence_naming_the_file_is_not_part_of_the_snippet() -> None:
     snippet = "```python:shapes.py\n# ...\n\ndef square_area(side):\n    return side ** 2\n\n# ...\n```\n"
     expected = SHAPES.replace("return side * side", "return side ** 2")
     assert merged(SHAPES, snippet, language="python") == expected
+
+
+def test_an_import_shown_above_a_marker_goes_below_the_docstring_and_imports() -> None:
+    snippet = (
+        "import cmath\n\n# ... existing code ...\n\ndef main():\n    print(circle_area(1.0), cmath.pi)\n"
+    )
+    original = '"""Shapes."""\n\n' + SHAPES
+    expected = original.replace("import math\n", "import math\nimport cmath\n").replace(
+        "print(circle_area(1.0))", "print(circle_area(1.0), cmath.pi)"
+    )
+    assert merged(original, snippet, language="python") == expected
