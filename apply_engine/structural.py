@@ -448,6 +448,7 @@ class Parts:
         self.merged_state = LexState(merged)
         self.merged_ends: list[int] = []  # merged line k starts at ends[k-1] + k; made on first use
         self.cuts: list[Cut] = []
+        self.part_start = 0  # merged line the lexical states count from
 
     def texts(self, tree: list[Item]) -> list[str] | None:
         if self.php and (not self.source.raw.lstrip(BOM).startswith(PHP_OPEN) or "?>" in self.source.raw):
@@ -494,6 +495,7 @@ class Parts:
             if last < n:
                 changed = True
                 if tree[n].nested:
+                    self.start_part()
                     self.inside(tree[n])
                 n += 1
                 continue
@@ -524,6 +526,16 @@ class Parts:
         if last >= n and not next_copied and self.continued(at + tree[last].end - start):
             last -= 1
         return last
+
+    def start_part(self) -> None:
+        """Naive lexical states count from the start of the part (after the last top-level cut):
+        the part is parsed on its own."""
+        above = self.cuts[-1] if self.cuts else None
+        if above is None or above.stand_in is not None or self.part_start == above.end:
+            return
+        self.part_start = above.end
+        self.original_state.restart(self.source.offsets[above.original_end])
+        self.merged_state.restart(self.merged_offset(above.end))
 
     def cuttable(self, item: Item) -> bool:
         """Markdown is cut only at whole sections: a heading starts a block wherever it stands."""
@@ -588,8 +600,9 @@ class Parts:
             self.cuts.append(cut)
 
     def stands_alike(self, item: Item, at: int) -> bool:
-        """Whether the naive lexical state is the same at both ends of an item copied to merged line
-        `at`, and the same there as in the original: what follows it reads the same without it."""
+        """Whether the naive lexical state (from the start of the part) is the same at both ends of
+        an item copied to merged line `at`, and the same there as in the original: what follows it
+        reads the same without it."""
         offsets = self.source.offsets
         before = self.original_state.at(offsets[item.start])
         after = self.original_state.at(offsets[item.end])
@@ -663,12 +676,17 @@ class LexState:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.offset = 0
+        self.base = self.offset = 0
+        self.state = (0, 0, 0, 0, 0)
+
+    def restart(self, offset: int) -> None:
+        """Count from `offset` on, as from the start of a text."""
+        self.base = self.offset = offset
         self.state = (0, 0, 0, 0, 0)
 
     def at(self, offset: int) -> tuple[int, int, int, int, int]:
         if offset < self.offset:
-            self.offset, self.state = 0, (0, 0, 0, 0, 0)
+            self.restart(self.base)
         count, start = self.text.count, self.offset
         brackets, comments, quotes, backticks, triples = self.state
         brackets += count("(", start, offset) + count("[", start, offset) + count("{", start, offset)
