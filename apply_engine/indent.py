@@ -45,8 +45,11 @@ def columns(lines: list[str], text: str | None = None) -> list[int]:
     return found
 
 
-def indent_unit(lines: list[str]) -> str | None:
-    """The file's indentation unit, or None when no line is indented."""
+def indent_unit(lines: list[str], text: str | None = None) -> str | None:
+    """The file's indentation unit, or None when no line is indented. `text` holds all the lines
+    (without a tab in it, the unit is read from the columns alone)."""
+    if text is not None and "\t" not in text:
+        return space_unit(columns(lines[:UNIT_SAMPLE_LINES], text))
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
@@ -69,6 +72,23 @@ def indent_unit(lines: list[str]) -> str | None:
         return None
     if tabs >= spaces:
         return "\t"
+    plausible = [(count, -step) for step, count in steps.items() if step in (2, 3, 4, 8)]
+    return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
+
+
+def space_unit(widths: list[int]) -> str | None:
+    """indent_unit() of lines indented by spaces alone, from their columns (-1: blank)."""
+    steps: Counter[int] = Counter()
+    previous = indented = 0
+    for width in widths:
+        if width < 0:
+            continue
+        indented += width > 0
+        if width > previous:
+            steps[width - previous] += 1
+        previous = width
+    if not indented:
+        return None
     plausible = [(count, -step) for step, count in steps.items() if step in (2, 3, 4, 8)]
     return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
 

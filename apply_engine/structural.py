@@ -232,7 +232,7 @@ def plan_lines(
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
     )
-    snippet_unit = indent_unit(edit.lines) or original.unit or DEFAULT_UNIT
+    snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     units = (snippet_unit, original.unit or snippet_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     aligner = Aligner(original.side, Side(edit.lines), units, rewrite, prose=language == "markdown")
@@ -265,7 +265,7 @@ def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set())
-    return Analysis(source, columns, tree, indent_unit(source.lines), Side(source.lines))
+    return Analysis(source, columns, tree, indent_unit(source.lines, source.raw), Side(source.lines))
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
