@@ -166,7 +166,7 @@ def serve(
     max_concurrency: Annotated[int, typer.Option(help="Model requests decoded at once.")] = 1,
     max_queue: Annotated[int, typer.Option(help="Model requests waiting before 503.")] = 16,
     timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 120.0,
-    workers: Annotated[int, typer.Option(help="Structural-merge worker threads.")] = 4,
+    workers: Annotated[int, typer.Option(help="Structural-merge worker threads.")] = 1,
     processes: Annotated[
         int, typer.Option(help="Run structural merges in N worker processes (0: on the threads).")
     ] = 0,

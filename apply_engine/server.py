@@ -92,7 +92,7 @@ class ServerSettings:
     max_concurrency: int = 1  # model requests decoded at once
     max_queue: int = 16  # model requests waiting before 503
     timeout: float = 120.0  # seconds per request, streaming included
-    workers: int = 4  # threads running merges
+    workers: int = 1  # threads running structural merges (they hold the GIL: more threads only contend)
     processes: int = 0  # structural merges in this many worker processes (0: on the threads)
     model_name: str | None = None  # shown by /v1/models and /health
 
@@ -325,6 +325,8 @@ class Service:
         self.settings = settings
         self.metrics = ServiceMetrics()
         self.executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="merge")
+        # Model merges decode on their own threads, so a long generation never queues a structural merge.
+        self.model_executor = ThreadPoolExecutor(settings.max_concurrency, thread_name_prefix="model")
         self.processes = None
         if settings.processes > 0:
             spawn = multiprocessing.get_context("spawn")  # never fork a process that runs threads
@@ -345,7 +347,8 @@ class Service:
         if engine == "structural" and self.processes is not None:
             job = Job.on_process(request, self.processes)
         else:
-            job = Job.on_thread(self.engine, request, self.executor)
+            executor = self.model_executor if engine == "model" else self.executor
+            job = Job.on_thread(self.engine, request, executor)
         merge = Merge(self, job, uses_model=engine == "model", deadline=deadline)
         await merge.start()
         return merge
@@ -370,6 +373,7 @@ class Service:
 
     def stop(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.model_executor.shutdown(wait=False, cancel_futures=True)
         if self.processes is not None:
             self.processes.shutdown(wait=False, cancel_futures=True)
 
@@ -738,7 +742,7 @@ def run_server(
     max_concurrency: int = 1,
     max_queue: int = 16,
     timeout: float = 120.0,
-    workers: int = 4,
+    workers: int = 1,
     processes: int = 0,
 ) -> None:
     """Load the engine (and model) once, print a curl example, serve until interrupted."""
