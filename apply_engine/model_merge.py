@@ -4,9 +4,10 @@ stream() yields the merged file's text as tokens are accepted, then one ApplyRes
 """
 
 import hashlib
+import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -18,6 +19,7 @@ from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.drafters.self_draft import first_layers, self_draft_layers
 from apply_engine.errors import ModelLoadError
+from apply_engine.fast_target import FastTarget, make_target
 from apply_engine.models import LoadedModel, cache_root, load_model
 from apply_engine.prompt import (
     PromptFormat,
@@ -27,11 +29,13 @@ from apply_engine.prompt import (
     predicted_answer,
 )
 from apply_engine.schemas import ApplyRequest, ApplyResult, MergeResult, Stats
-from apply_engine.speculative import Drafter, HFTarget, Step, speculative_decode
+from apply_engine.speculative import Drafter, HFTarget, Step, Target, speculative_decode
 
 # The longest draft a step may verify. Within it, each step's k comes from the source's acceptance
 # and the target's measured cost curve (drafters/cost.py).
 MAX_K = {"cpu": 64, "cuda": 256}
+# FastTarget's static cache, in tokens (prompt + answer); a longer request decodes with HFTarget.
+FAST_MAX_LEN = 16384
 
 
 class NoDrafter:
@@ -125,6 +129,9 @@ class ModelMerger:
     seed: int | None = None
     cost: CostCurve | None = None  # the target's verify cost by pass size, measured on first use
     newlines: frozenset[int] | None = None
+    fast_target: bool | None = None  # verify on FastTarget (static cache, CUDA graphs); None: on CUDA
+    idle_targets: list[Target] = field(default_factory=list)  # built FastTargets not decoding now
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def from_config(cls, config: EngineConfig) -> "ModelMerger":
@@ -167,6 +174,22 @@ class ModelMerger:
             drafters.append(DraftModelDrafter(HFTarget(self.draft.model), prompt))
         return HybridDrafter(drafters, self.cost)
 
+    def acquire_target(self, length: int) -> Target:
+        """An idle FastTarget (one is built per concurrent request, then reused) when the model, the
+        device and `length` allow; else transformers' forward over a DynamicCache."""
+        fast = self.fast_target if self.fast_target is not None else self.target.device.type == "cuda"
+        if not fast or length > FAST_MAX_LEN:
+            return HFTarget(self.target.model)
+        with self.lock:
+            if self.idle_targets:
+                return self.idle_targets.pop()
+        return make_target(self.target.model, FAST_MAX_LEN, on_cpu=True)
+
+    def release_target(self, target: Target) -> None:
+        if isinstance(target, FastTarget):
+            with self.lock:
+                self.idle_targets.append(target)
+
     def budget(self, request: ApplyRequest) -> int:
         if self.max_new_tokens is not None:
             return self.max_new_tokens
@@ -184,34 +207,38 @@ class ModelMerger:
         prompt = self.encode(prompt_text)
         budget, stop_ids = self.budget(request), self.stop_ids()
         generator = torch.Generator().manual_seed(self.seed) if self.seed is not None else None
-        steps = speculative_decode(
-            HFTarget(self.target.model),
-            prompt,
-            self.drafter(prompt, request, prediction),
-            budget,
-            stop_ids,
-            max_k=MAX_K[self.target.device.type],
-            temperature=self.temperature,
-            generator=generator,
-        )
-        # 2. decode, streaming text until the closing marker, EOS or the budget
-        text, stats = TextStream(self.target.tokenizer, fmt.answer_close), Stats()
-        stopped = False
-        for step in steps:
-            record(stats, step)
-            delta = text.feed([t for t in step.emitted if t not in stop_ids])
-            if delta:
-                stats.ttft_ms = stats.ttft_ms or (time.perf_counter() - start) * 1000
-                yield delta
-            stopped = text.closed or step.emitted[-1] in stop_ids
-            if text.closed:
-                break
-        # 3. the file inside the answer; a cut-off answer raises GenerationError
-        merged = extract_answer(fmt, text.text, truncated=not stopped)
-        if len(merged) > text.sent:
-            yield merged[text.sent :]
-        finish(stats, start)
-        yield ApplyResult(merged=merged, status="ok", engine="model", language=language, stats=stats)
+        target = self.acquire_target(len(prompt) + budget)
+        try:  # the target goes back to the pool also when a client leaves mid-stream
+            steps = speculative_decode(
+                target,
+                prompt,
+                self.drafter(prompt, request, prediction),
+                budget,
+                stop_ids,
+                max_k=MAX_K[self.target.device.type],
+                temperature=self.temperature,
+                generator=generator,
+            )
+            # 2. decode, streaming text until the closing marker, EOS or the budget
+            text, stats = TextStream(self.target.tokenizer, fmt.answer_close), Stats()
+            stopped = False
+            for step in steps:
+                record(stats, step)
+                delta = text.feed([t for t in step.emitted if t not in stop_ids])
+                if delta:
+                    stats.ttft_ms = stats.ttft_ms or (time.perf_counter() - start) * 1000
+                    yield delta
+                stopped = text.closed or step.emitted[-1] in stop_ids
+                if text.closed:
+                    break
+            # 3. the file inside the answer; a cut-off answer raises GenerationError
+            merged = extract_answer(fmt, text.text, truncated=not stopped)
+            if len(merged) > text.sent:
+                yield merged[text.sent :]
+            finish(stats, start)
+            yield ApplyResult(merged=merged, status="ok", engine="model", language=language, stats=stats)
+        finally:
+            self.release_target(target)
 
 
 def record(stats: Stats, step: Step) -> None:

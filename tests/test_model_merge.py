@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from apply_engine.errors import GenerationError
+from apply_engine.fast_target import FastTarget
 from apply_engine.model_merge import ModelMerger, TextStream
 from apply_engine.models import LoadedModel
 from apply_engine.prompt import FASTAPPLY, TAGS, PromptFormat
@@ -74,3 +75,28 @@ def test_smollm2_result_is_the_same_with_and_without_speculation(smollm2, specul
     assert stats.output_tokens == plain.stats.output_tokens
     assert stats.tau == pytest.approx(stats.output_tokens / stats.target_forwards)
     assert result.engine == "model" and stats.ttft_ms is not None and stats.tok_s > 0
+
+
+def tokens_and_text(m: ModelMerger) -> tuple[list[str], str | None, int | None]:
+    """What a merge streamed, its file (or error) and its token count."""
+    deltas, result = outcome(m)
+    if isinstance(result, str):
+        return deltas, result, None
+    return deltas, result.merged, result.stats.output_tokens
+
+
+@pytest.mark.parametrize("arch", ["llama", "qwen2"])
+def test_fast_target_gives_the_same_answer_and_is_reused(arch: str) -> None:
+    # FastTarget is the CUDA default; forced on here, it must decode exactly what HFTarget does.
+    tiny = tiny_model(arch, seed=3)
+    model = LoadedModel("tiny", tiny, smollm2_tokenizer(), torch.device("cpu"), torch.float32)
+    plain = merger(model, speculation=True, max_new_tokens=24, fmt=TAGS)
+    fast = merger(model, speculation=True, max_new_tokens=24, fmt=TAGS)
+    fast.fast_target = True
+    expected = tokens_and_text(plain)
+    assert expected[0], "the tiny model streamed nothing: the comparison would prove little"
+    for _ in range(2):
+        assert tokens_and_text(fast) == expected
+        assert len(fast.idle_targets) == 1  # back in the pool after each merge, and taken again
+        assert isinstance(fast.idle_targets[0], FastTarget)
+    assert plain.idle_targets == []
