@@ -326,7 +326,10 @@ def bench_gpu(
     sizes: Annotated[str, typer.Option(help="Comma-separated configs: tiny, 0.5b, 1.5b.")] = "0.5b,1.5b",
     max_k: Annotated[int, typer.Option(help="Largest verify width.")] = 256,
     tau: Annotated[
-        float | None, typer.Option(help="Tau for the end-to-end estimate (default: measured).")
+        float | None,
+        typer.Option(
+            help="Tokens per target forward for the end-to-end run (default: the fixtures' oracle tau, 47.9)."
+        ),
     ] = None,
     device: DeviceOpt = "auto",
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
