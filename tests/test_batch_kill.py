@@ -24,6 +24,7 @@ from apply_engine.batch import BatchReport, apply_patches
 from apply_engine.batch_io import TEMP_SUFFIX
 
 FILES = 40
+INTERRUPTED_FILES = 400  # enough that Ctrl-C after half the progress lines lands before the end
 FUNCTIONS_PER_FILE = 25
 KILL_POINTS = 20
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -33,11 +34,11 @@ def function(i: int, offset: int) -> str:
     return f"def fn_{i:02d}(x):\n    y = x * {i}\n    return y + {offset}\n"
 
 
-def build(tmp_path: Path) -> tuple[Path, Path]:
-    """A pristine repository of FILES modules and one marker patch per module."""
+def build(tmp_path: Path, files: int = FILES) -> tuple[Path, Path]:
+    """A pristine repository of `files` modules and one marker patch per module."""
     pristine, lines = tmp_path / "pristine", []
     pristine.mkdir()
-    for n in range(FILES):
+    for n in range(files):
         (pristine / f"m{n:02d}.py").write_text("\n\n".join(function(i, i) for i in range(FUNCTIONS_PER_FILE)))
         snippet = (
             f"# ... existing code ...\n\n{function(n % FUNCTIONS_PER_FILE, 1000)}\n# ... existing code ...\n"
@@ -56,7 +57,7 @@ def patched_tree(tmp_path: Path, pristine: Path, patches: Path) -> dict[str, byt
     """Every file as an uninterrupted run leaves it."""
     repo = tmp_path / "expected"
     shutil.copytree(pristine, repo)
-    assert apply_patches(patches, repo, jobs=1).summary.applied == FILES
+    assert apply_patches(patches, repo, jobs=1).summary.applied == len(tree(pristine))
     return tree(repo)
 
 
@@ -109,9 +110,9 @@ def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_p
 
 
 def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_path: Path) -> None:
-    pristine, patches = build(tmp_path)
+    pristine, patches = build(tmp_path, INTERRUPTED_FILES)
     old, new = tree(pristine), patched_tree(tmp_path, pristine, patches)
-    for round_, lines in enumerate((1, FILES // 4, FILES // 2)):
+    for round_, lines in enumerate((1, INTERRUPTED_FILES // 4, INTERRUPTED_FILES // 2)):
         repo = tmp_path / f"interrupted{round_}"
         shutil.copytree(pristine, repo)
         process = start_batch(
@@ -129,7 +130,7 @@ def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_p
         assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old))
         # the report holds every patch: applied before Ctrl-C, or failed as interrupted
         report = msgspec.json.decode((tmp_path / f"report{round_}.json").read_bytes(), type=BatchReport)
-        assert [p.index for p in report.patches] == list(range(FILES))
+        assert [p.index for p in report.patches] == list(range(INTERRUPTED_FILES))
         for item in report.patches:
             assert item.status == "applied" or item.reasons[0].code == "interrupted", item
             assert item.status != "applied" or after[item.path] == new[item.path], item
