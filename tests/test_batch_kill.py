@@ -24,7 +24,8 @@ from apply_engine.batch import BatchReport, apply_patches
 from apply_engine.batch_io import TEMP_SUFFIX
 
 FILES = 40
-INTERRUPTED_FILES = 400  # enough that Ctrl-C after half the progress lines lands before the end
+INTERRUPTED_FILES = 400
+CTRL_C_ATTEMPTS = 5  # runs per interrupt point before it counts as never landing
 FUNCTIONS_PER_FILE = 25
 KILL_POINTS = 20
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -112,25 +113,33 @@ def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_p
 def test_ctrl_c_mid_run_exits_130_without_a_traceback_and_files_stay_whole(tmp_path: Path) -> None:
     pristine, patches = build(tmp_path, INTERRUPTED_FILES)
     old, new = tree(pristine), patched_tree(tmp_path, pristine, patches)
-    for round_, lines in enumerate((1, INTERRUPTED_FILES // 4, INTERRUPTED_FILES // 2)):
-        repo = tmp_path / f"interrupted{round_}"
-        shutil.copytree(pristine, repo)
-        process = start_batch(
-            patches, repo, "--jobs", "2", "--report", str(tmp_path / f"report{round_}.json")
-        )
-        assert process.stderr is not None
-        for _ in range(lines):
-            process.stderr.readline()
-        os.killpg(process.pid, signal.SIGINT)
-        stderr = process.stderr.read().decode()
-        assert process.wait(timeout=30) == 130, stderr
-        assert "interrupted" in stderr and "Traceback" not in stderr
-        after = tree(repo)
-        assert all(after[name] in (old[name], new[name]) for name in old)
-        assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old))
-        # the report holds every patch: applied before Ctrl-C, or failed as interrupted
-        report = msgspec.json.decode((tmp_path / f"report{round_}.json").read_bytes(), type=BatchReport)
-        assert [p.index for p in report.patches] == list(range(INTERRUPTED_FILES))
-        for item in report.patches:
-            assert item.status == "applied" or item.reasons[0].code == "interrupted", item
-            assert item.status != "applied" or after[item.path] == new[item.path], item
+    # A run can finish before the signal lands (the test reads progress lines behind the workers):
+    # such a run must simply be complete; at least one per point must really be interrupted.
+    for point, lines in enumerate((1, INTERRUPTED_FILES // 8, INTERRUPTED_FILES // 4)):
+        for attempt in range(CTRL_C_ATTEMPTS):
+            repo, report_path = tmp_path / f"run{point}-{attempt}", tmp_path / f"report{point}-{attempt}.json"
+            shutil.copytree(pristine, repo)
+            process = start_batch(patches, repo, "--jobs", "2", "--report", str(report_path))
+            assert process.stderr is not None
+            for _ in range(lines):
+                process.stderr.readline()
+            os.killpg(process.pid, signal.SIGINT)
+            stderr = process.stderr.read().decode()
+            code = process.wait(timeout=30)
+            assert "Traceback" not in stderr, stderr
+            after = tree(repo)
+            if code == 0:  # finished first: every file new, nothing else left
+                assert after == new
+                continue
+            assert code == 130 and "interrupted" in stderr, stderr
+            assert all(after[name] in (old[name], new[name]) for name in old)
+            assert all(name.endswith(TEMP_SUFFIX) for name in set(after) - set(old))
+            # the report holds every patch: applied before Ctrl-C, or failed as interrupted
+            report = msgspec.json.decode(report_path.read_bytes(), type=BatchReport)
+            assert [p.index for p in report.patches] == list(range(INTERRUPTED_FILES))
+            for item in report.patches:
+                assert item.status == "applied" or item.reasons[0].code == "interrupted", item
+                assert item.status != "applied" or after[item.path] == new[item.path], item
+            break
+        else:
+            raise AssertionError(f"Ctrl-C after {lines} progress lines never landed mid-run")
