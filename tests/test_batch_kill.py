@@ -65,8 +65,18 @@ def patched_tree(tmp_path: Path, pristine: Path, patches: Path) -> dict[str, byt
 def start_batch(patches: Path, repo: Path, *options: str) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "apply_engine.cli", "batch", str(patches), "--repo", str(repo), *options]
     return subprocess.Popen(
-        command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        command,
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=default_ctrl_c,
     )
+
+
+def default_ctrl_c() -> None:
+    """Ctrl-C as in a terminal: a suite started in the background (`cmd &`) inherits SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def kill_after(process: subprocess.Popen[bytes], lines: int, jitter_s: float) -> None:
