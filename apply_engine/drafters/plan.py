@@ -50,9 +50,11 @@ def line_index(tokens: Sequence[int], newlines: frozenset[int]) -> dict[Ngram, l
     {(5, 0): [2], (0, 6, 0): [4], (0, 5, 0): [6]}
     """
     index: dict[Ngram, list[int]] = {}
-    for end, token in enumerate(tokens, start=1):
+    start = 0  # where the current line's own tokens begin (just past the previous newline)
+    for i, token in enumerate(tokens):
         if token in newlines:
-            index.setdefault(last_line(tokens[:end], newlines), []).append(end)
+            index.setdefault(tuple(tokens[max(start - 1, 0) : i + 1]), []).append(i + 1)
+            start = i + 1
     return index
 
 
