@@ -34,8 +34,9 @@ from apply_engine.speculative import Drafter, HFTarget, Step, Target, speculativ
 # The longest draft a step may verify. Within it, each step's k comes from the source's acceptance
 # and the target's measured cost curve (drafters/cost.py).
 MAX_K = {"cpu": 64, "cuda": 256}
-# FastTarget's static cache, in tokens (prompt + answer); a longer request decodes with HFTarget.
-FAST_MAX_LEN = 16384
+# FastTarget cache sizes in tokens (prompt + answer). Its attention reads the whole cache, so a
+# request gets the smallest that fits; a longer one decodes with HFTarget.
+FAST_SIZES = (2048, 4096, 8192, 16384)
 
 
 class NoDrafter:
@@ -130,7 +131,7 @@ class ModelMerger:
     cost: CostCurve | None = None  # the target's verify cost by pass size, measured on first use
     newlines: frozenset[int] | None = None
     fast_target: bool | None = None  # verify on FastTarget (static cache, CUDA graphs); None: on CUDA
-    idle_targets: list[Target] = field(default_factory=list)  # built FastTargets not decoding now
+    idle_targets: dict[int, list[Target]] = field(default_factory=dict)  # size -> FastTargets not decoding
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -175,20 +176,21 @@ class ModelMerger:
         return HybridDrafter(drafters, self.cost)
 
     def acquire_target(self, length: int) -> Target:
-        """An idle FastTarget (one is built per concurrent request, then reused) when the model, the
-        device and `length` allow; else transformers' forward over a DynamicCache."""
+        """An idle FastTarget of the smallest size that fits `length` (one is built per concurrent
+        request and size, then reused) when the model and device allow; else transformers' forward."""
         fast = self.fast_target if self.fast_target is not None else self.target.device.type == "cuda"
-        if not fast or length > FAST_MAX_LEN:
+        size = next((size for size in FAST_SIZES if size >= length), None)
+        if not fast or size is None:
             return HFTarget(self.target.model)
         with self.lock:
-            if self.idle_targets:
-                return self.idle_targets.pop()
-        return make_target(self.target.model, FAST_MAX_LEN, on_cpu=True)
+            if self.idle_targets.get(size):
+                return self.idle_targets[size].pop()
+        return make_target(self.target.model, size, on_cpu=True)
 
     def release_target(self, target: Target) -> None:
         if isinstance(target, FastTarget):
             with self.lock:
-                self.idle_targets.append(target)
+                self.idle_targets.setdefault(target.max_len, []).append(target)
 
     def budget(self, request: ApplyRequest) -> int:
         if self.max_new_tokens is not None:
