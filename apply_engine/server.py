@@ -19,6 +19,7 @@ Invariants:
 
 import asyncio
 import contextlib
+import gc
 import hmac
 import logging
 import multiprocessing
@@ -492,7 +493,8 @@ class StreamingOperation(Operation):
             ok.content["text/event-stream"] = OpenAPIMediaType(schema=events)
 
 
-def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+async def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+    """Async, so litestar calls it on the event loop (a sync guard runs on a thread, per request)."""
     expected = connection.app.state.service.settings.api_key
     if expected is None:
         return
@@ -760,6 +762,10 @@ def run_server(
     )
     config = EngineConfig(model=model, draft_model=draft_model, device=device, dtype=dtype)  # type: ignore[arg-type]
     app = create_app(Engine(config), settings)
+    # Everything loaded so far lives as long as the server: moved out of the collector's reach,
+    # a full collection walks only what requests allocate (measured: p99 and CPU per request drop).
+    gc.collect()
+    gc.freeze()
     print(f"fastapply serving on http://{host}:{port} ({'model ' + model if model else 'structural engine'})")
     print(f"try: {curl_example(host, port, api_key_env)}", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
