@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from litestar import Litestar, MediaType, Request, Response, get, post
+from litestar import Litestar, MediaType, Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
@@ -598,9 +598,7 @@ class StreamingOperation(Operation):
 
 async def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None:
     """Async, so litestar calls it on the event loop (a sync guard runs on a thread, per request)."""
-    expected = connection.app.state.service.settings.api_key
-    if expected is None:
-        return
+    expected: str = connection.app.state.service.settings.api_key
     given = connection.headers.get("authorization", "")
     scheme, _, token = given.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(token.encode(), expected.encode()):
@@ -610,7 +608,6 @@ async def require_token(connection: ASGIConnection, _: BaseRouteHandler) -> None
 @post(
     "/v1/apply",
     status_code=200,
-    guards=[require_token],
     responses=ERRORS,
     operation_class=StreamingOperation,
     summary="Merge a snippet",
@@ -626,7 +623,6 @@ async def apply_native(data: JSONBody[ApplyBody], state: State, request: Request
 @post(
     "/v1/chat/completions",
     status_code=200,
-    guards=[require_token],
     responses=ERRORS,
     operation_class=StreamingOperation,
     summary="OpenAI-compatible chat completion",
@@ -645,7 +641,6 @@ async def chat_completions(
 @post(
     "/v1/code/apply",
     status_code=200,
-    guards=[require_token],
     responses=ERRORS,
     operation_class=StreamingOperation,
     summary="Code apply",
@@ -661,7 +656,7 @@ async def begin(state: State, apply_request: ApplyRequest, request: Request) -> 
     return await state.service.begin(apply_request, request.scope)
 
 
-@get("/v1/models", guards=[require_token])
+@get("/v1/models")
 async def list_models(state: State) -> ModelList:
     return ModelList(data=[ModelCard(id=state.service.model_id(), created=int(time.time()))])
 
@@ -673,7 +668,7 @@ async def health(state: State) -> Health:
     return Health(status="ok", engine=engine, model=service.settings.model_name)
 
 
-@get("/metrics", guards=[require_token], media_type=MediaType.TEXT, include_in_schema=False)
+@get("/metrics", media_type=MediaType.TEXT, include_in_schema=False)
 async def metrics(state: State) -> str:
     return state.service.metrics.render()
 
@@ -791,8 +786,14 @@ def clock_middleware(app: Any) -> Any:
 def create_app(engine: Engine | None = None, settings: ServerSettings | None = None) -> Litestar:
     settings = settings or ServerSettings()
     service = Service(engine or Engine(), settings)
+    # With an API key, every route but /health needs it; without one, no guard runs at all.
+    guarded = Router(
+        "/",
+        route_handlers=[apply_native, chat_completions, code_apply, list_models, metrics],
+        guards=[require_token] if settings.api_key is not None else [],
+    )
     return Litestar(
-        route_handlers=[apply_native, chat_completions, code_apply, list_models, health, metrics],
+        route_handlers=[guarded, health],
         state=State({"service": service}),
         request_max_body_size=settings.max_body,
         middleware=[clock_middleware],
