@@ -484,7 +484,9 @@ class Service:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.model_executor.shutdown(wait=False, cancel_futures=True)
         if self.processes is not None:
-            self.processes.shutdown(wait=False, cancel_futures=True)
+            # Wait: uvicorn ends the process by re-raising the signal it shut down for, which skips
+            # the exit hooks that would otherwise stop the workers, and they would outlive it.
+            self.processes.shutdown(wait=True, cancel_futures=True)
 
     def model_id(self) -> str:
         return self.settings.model_name or "fastapply-structural"

@@ -6,12 +6,14 @@ subclasses defined below, since the model engine cannot be made slow or broken o
 """
 
 import asyncio
+import contextlib
 import shutil
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import httpx
 import msgspec
@@ -428,6 +430,29 @@ def test_fastapply_serve_refuses_an_unset_api_key_variable() -> None:
     )
     assert done.returncode == 2
     assert "FASTAPPLY_TEST_UNSET_KEY" in done.stderr and "Traceback" not in done.stderr
+
+
+def children_of(pid: int) -> list[int]:
+    """Live child processes, from /proc (Linux)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (command)": state, ppid, ...
+            if int(fields[1]) == pid:
+                children.append(int(stat.parent.name))
+    return children
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_stopping_the_server_stops_its_worker_processes() -> None:
+    with serve_cli("--processes", "2") as (base, process):
+        assert httpx.post(f"{base}/v1/apply", json=OK_BODY).json()["merged"] == REWRITE
+        workers = children_of(process.pid)
+    assert len(workers) >= 2
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.1)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
 
 
 # -- the model engine (real smollm2-135m weights, CPU) -------------------------------------------
