@@ -45,18 +45,24 @@ def tiny_functions(count: int, sign: str = "") -> str:
     return "".join(f"def f{i}():\n    return {sign}{i}\n" for i in range(count))
 
 
+# A budget no merge here comes near, so every merge after the first into an original runs on the
+# loop. Under the default budget one may still go to the thread now and then: a garbage collection
+# that lands inside a merge counts in its CPU time.
+INLINE_WHEN_WARM = ServerSettings(inline_budget_s=1.0)
+
+
 def warm_up(base: str) -> None:
-    """Merge OK_BODY until its cost is known to be small (the process's first merge loads a grammar)."""
-    for _ in range(3):
-        assert httpx.post(f"{base}/v1/apply", json=OK_BODY).json()["merged"] == REWRITE
+    """The first merge into ORIGINAL, which runs on the thread and records its cost."""
+    assert httpx.post(f"{base}/v1/apply", json=OK_BODY).json()["merged"] == REWRITE
 
 
 def test_a_small_merge_runs_on_a_thread_first_then_on_the_loop() -> None:
     engine = RecordingEngine()
     with serve_app(create_app(engine)) as base:
-        warm_up(base)
-        answer = httpx.post(f"{base}/v1/apply", json=OK_BODY)
-    assert answer.json()["merged"] == REWRITE
+        for _ in range(10):  # the process's first merge loads a grammar, so costs more than the next
+            assert httpx.post(f"{base}/v1/apply", json=OK_BODY).json()["merged"] == REWRITE
+            if not engine.ran_on_merge_thread()[-1]:
+                break
     assert engine.ran_on_merge_thread()[0] and not engine.ran_on_merge_thread()[-1]
 
 
@@ -70,11 +76,16 @@ def test_a_costly_merge_stays_on_the_thread_however_often_it_repeats() -> None:
     assert engine.ran_on_merge_thread() == [True, True, True]
 
 
+def untimed(response: httpx.Response) -> dict:
+    """The JSON answer without its timings."""
+    return {key: value for key, value in response.json().items() if key != "stats"}
+
+
 def test_inline_merges_answer_what_threaded_merges_answer_on_every_fixture() -> None:
     inline_engine, threaded_engine = RecordingEngine(), RecordingEngine()
     never_inline = ServerSettings(inline_budget_s=0.0)
     with (
-        serve_app(create_app(inline_engine)) as inline_base,
+        serve_app(create_app(inline_engine, INLINE_WHEN_WARM)) as inline_base,
         serve_app(create_app(threaded_engine, never_inline)) as threaded_base,
         httpx.Client(base_url=inline_base) as inline,
         httpx.Client(base_url=threaded_base) as threaded,
@@ -86,18 +97,16 @@ def test_inline_merges_answer_what_threaded_merges_answer_on_every_fixture() -> 
             inline.post("/v1/apply", content=body)  # the first merge into an original runs on a thread
             expected = threaded.post("/v1/apply", content=body)
             answer = inline.post("/v1/apply", content=body)
-            assert answer.status_code == expected.status_code, case.name
-            assert answer.json().get("merged") == expected.json().get("merged"), case.name
-            assert answer.json().get("error", {}).get("reasons") == expected.json().get("error", {}).get(
-                "reasons"
+            assert (answer.status_code, untimed(answer)) == (expected.status_code, untimed(expected)), (
+                case.name
             )
     assert all(threaded_engine.ran_on_merge_thread())
-    assert inline_engine.ran_on_merge_thread().count(False) > len(load_cases()) // 2
+    assert not any(inline_engine.ran_on_merge_thread()[1::2])  # every answer compared ran inline
 
 
 def test_an_inline_crash_fails_that_request_alone() -> None:
     engine = RecordingEngine()
-    with serve_app(create_app(engine)) as base:
+    with serve_app(create_app(engine, INLINE_WHEN_WARM)) as base:
         warm_up(base)
         crashed = httpx.post(f"{base}/v1/apply", json={"original": ORIGINAL, "snippet": "explode"})
         after = httpx.post(f"{base}/v1/apply", json=OK_BODY)
@@ -111,7 +120,7 @@ def test_an_inline_crash_fails_that_request_alone() -> None:
 def test_an_inline_failure_after_the_first_delta_ends_the_stream_with_an_error_event() -> None:
     engine = RecordingEngine()
     failing = {"original": ORIGINAL, "snippet": REWRITE + "# fail late\n", "stream": True}
-    with serve_app(create_app(engine)) as base:
+    with serve_app(create_app(engine, INLINE_WHEN_WARM)) as base:
         warm_up(base)
         answer = httpx.post(f"{base}/v1/apply", json=failing)
     assert engine.ran_on_merge_thread()[-1] is False
@@ -122,7 +131,7 @@ def test_an_inline_failure_after_the_first_delta_ends_the_stream_with_an_error_e
 
 def test_bad_input_is_still_a_400_naming_the_field_inline() -> None:
     engine = RecordingEngine()
-    with serve_app(create_app(engine)) as base:
+    with serve_app(create_app(engine, INLINE_WHEN_WARM)) as base:
         warm_up(base)
         answer = httpx.post(f"{base}/v1/apply", json={"original": ORIGINAL, "snippet": "x\x00"})
     assert engine.ran_on_merge_thread()[-1] is False
