@@ -10,6 +10,12 @@ On CUDA each forward of up to 256 tokens is padded to a bucket (1, 2, 4, ..., 25
 captured CUDA graph per bucket. Padding tokens land in cache slots after the real ones: the mask
 hides them from the real positions and the next forward overwrites them, so cropping the cache is
 only moving `length` back. Optionally the layer function is compiled once (all layers share it).
+
+On CPU there are no launches to save, so a forward is neither padded nor replayed: attention reads
+only the filled slots, and the weight matrices are reordered once into oneDNN's blocked layout.
+torch's plain fp32 matmul repacks the weight on every call with more than one row, so verifying 2
+tokens cost 1.65x one token; over prepacked weights a pass of up to ~16 rows costs about as much
+as one, which is what makes drafting pay on a CPU.
 """
 
 from typing import NamedTuple
@@ -34,6 +40,8 @@ class Dims(NamedTuple):
 
 
 class Layer(NamedTuple):
+    """One decoder layer's weights; on CPU the matrices are oneDNN-packed (see `linear`)."""
+
     input_norm: torch.Tensor  # [hidden]
     qkv: torch.Tensor  # [(heads + 2 kv_heads) * head_dim, hidden], q, k, v rows concatenated
     qkv_bias: torch.Tensor | None
@@ -62,25 +70,46 @@ def unsupported_reason(model: torch.nn.Module, cache_len: int) -> str | None:
     return None
 
 
-def make_target(model: torch.nn.Module, max_len: int, on_cpu: bool = False, compile: bool = False) -> Target:
-    """FastTarget for a supported model on CUDA, else transformers' own forward (HFTarget).
+def make_target(model: torch.nn.Module, max_len: int, compile: bool = False) -> Target:
+    """FastTarget for a supported model, else transformers' own forward (HFTarget).
 
-    On CPU the transformers cache is the better choice: it attends only to the filled slots, and
-    there are no kernel launches to save. `on_cpu` forces FastTarget there too (tests). `compile`
-    compiles the layer once per bucket: 16-26 s at start-up on an H100 for about a quarter less time
-    per forward, worth it for a server, not for one short merge.
+    `compile` compiles the layer once per bucket: 16-26 s at start-up on an H100 for about a quarter
+    less time per forward, worth it for a server, not for one short merge.
     """
-    device = next(model.parameters()).device
-    if (device.type == "cuda" or on_cpu) and unsupported_reason(model, max_len + BUCKETS[-1]) is None:
+    if unsupported_reason(model, max_len + BUCKETS[-1]) is None:
         return FastTarget(model, max_len, compile=compile)
     return HFTarget(model)
 
 
-def fuse_layers(model: torch.nn.Module) -> list[Layer]:
-    """Each decoder layer's weights: norms, o and down shared; q/k/v and gate/up concatenated."""
+def packable(weight: torch.Tensor) -> bool:
+    """Whether `linear` can run over a oneDNN-packed copy of this weight."""
+    return (
+        weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available()
+    )
+
+
+def pack(weight: torch.Tensor) -> torch.Tensor:
+    """A [out, in] weight reordered once into oneDNN's blocked layout (a copy: the model keeps its own)."""
+    return torch.ops.mkldnn._reorder_linear_weight(weight, None)
+
+
+def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    # x: [n, in]; weight: [out, in], plain or packed -> [n, out]
+    if weight.is_mkldnn:
+        return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
+    return F.linear(x, weight, bias)
+
+
+def fuse_layers(model: torch.nn.Module, packed: bool = False) -> list[Layer]:
+    """Each decoder layer's weights: norms, o and down shared; q/k/v and gate/up concatenated;
+    with `packed`, every matrix copied into oneDNN's layout."""
 
     def cat(*tensors: torch.Tensor | None) -> torch.Tensor | None:
         return None if tensors[0] is None else torch.cat(tensors)  # type: ignore[arg-type]
+
+    def matrix(*weights: torch.Tensor) -> torch.Tensor:
+        weight = torch.cat(weights) if len(weights) > 1 else weights[0]
+        return pack(weight) if packed else weight
 
     layers = []
     for block in model.model.layers:
@@ -88,14 +117,14 @@ def fuse_layers(model: torch.nn.Module) -> list[Layer]:
         layers.append(
             Layer(
                 input_norm=block.input_layernorm.weight,
-                qkv=cat(attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight),
+                qkv=matrix(attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight),
                 qkv_bias=cat(attn.q_proj.bias, attn.k_proj.bias, attn.v_proj.bias),
-                o=attn.o_proj.weight,
+                o=matrix(attn.o_proj.weight),
                 o_bias=attn.o_proj.bias,
                 post_norm=block.post_attention_layernorm.weight,
-                gate_up=cat(mlp.gate_proj.weight, mlp.up_proj.weight),
+                gate_up=matrix(mlp.gate_proj.weight, mlp.up_proj.weight),
                 gate_up_bias=cat(mlp.gate_proj.bias, mlp.up_proj.bias),
-                down=mlp.down_proj.weight,
+                down=matrix(mlp.down_proj.weight),
                 down_bias=mlp.down_proj.bias,
             )
         )
@@ -161,17 +190,17 @@ def block(
     """One decoder layer over n new tokens; writes their keys and values into the cache slots `positions`."""
     # x: [n, hidden]; positions: [n]; cos, sin: [n, 1, head_dim]
     n, q_heads = x.shape[0], dims.heads + dims.kv_heads
-    qkv = F.linear(F.rms_norm(x, x.shape[-1:], layer.input_norm, dims.eps), layer.qkv, layer.qkv_bias)
+    qkv = linear(F.rms_norm(x, x.shape[-1:], layer.input_norm, dims.eps), layer.qkv, layer.qkv_bias)
     qk = rotate(qkv[:, : q_heads * dims.head_dim].view(n, q_heads, dims.head_dim), cos, sin)
     q, k = qk.split([dims.heads, dims.kv_heads], dim=1)  # [n, heads, head_dim], [n, kv_heads, head_dim]
     v = qkv[:, q_heads * dims.head_dim :].view(n, dims.kv_heads, dims.head_dim)
     k_cache[:, positions] = k.transpose(0, 1)
     v_cache[:, positions] = v.transpose(0, 1)
-    h = x + F.linear(attend(q, k_cache, v_cache, mask, dims), layer.o, layer.o_bias)
-    gate, up = F.linear(
+    h = x + linear(attend(q, k_cache, v_cache, mask, dims), layer.o, layer.o_bias)
+    gate, up = linear(
         F.rms_norm(h, h.shape[-1:], layer.post_norm, dims.eps), layer.gate_up, layer.gate_up_bias
     ).chunk(2, dim=-1)
-    return h + F.linear(F.silu(gate) * up, layer.down, layer.down_bias)  # [n, hidden]
+    return h + linear(F.silu(gate) * up, layer.down, layer.down_bias)  # [n, hidden]
 
 
 def compiled(fn: object) -> object:
@@ -193,25 +222,31 @@ class FastTarget:
         compile: bool = False,
         attention: str = "matmul",
         buckets: tuple[int, ...] = BUCKETS,
+        pad: bool | None = None,
     ) -> None:
+        """`pad`: pad forwards to the buckets and attend over the whole cache (the CUDA default, which
+        graphs need); else run each forward at its own size over the filled slots (the CPU default)."""
         config = model.config
         embed = model.get_input_embeddings().weight  # [vocab, hidden]
         self.device, self.dtype = embed.device, embed.dtype
+        on_cuda = self.device.type == "cuda"
+        self.pad = on_cuda if pad is None else pad
         self.max_len, self.buckets, self.length = max_len, buckets, 0
         cache_len = -(-(max_len + buckets[-1]) // 64) * 64  # room for a padded forward at the end
         heads = config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
         self.dims = Dims(heads, config.num_key_value_heads, head_dim, config.rms_norm_eps, attention)
+        packed = not on_cuda and packable(embed)
         with torch.inference_mode():
-            self.embed, self.lm_head = embed, model.get_output_embeddings().weight  # shared
-            self.norm, self.layers = model.model.norm.weight, fuse_layers(model)
+            lm_head = model.get_output_embeddings().weight  # [vocab, hidden]
+            self.embed, self.lm_head = embed, pack(lm_head) if packed else lm_head
+            self.norm, self.layers = model.model.norm.weight, fuse_layers(model, packed)
             self.cos, self.sin = rope_table(model.model.rotary_emb, cache_len, self.dtype)
             shape = (self.dims.kv_heads, cache_len, head_dim)
             self.k_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
             self.v_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]
             self.slots = torch.arange(cache_len, device=self.device)  # [cache_len]
         # A forward's ids (row 0) and positions (row 1) go up in one copy from a host staging buffer.
-        on_cuda = self.device.type == "cuda"
         self.staging = torch.zeros(2, buckets[-1], dtype=torch.long, pin_memory=on_cuda)
         self.inputs = torch.zeros(2, buckets[-1], dtype=torch.long, device=self.device)
         self.uploaded = torch.cuda.Event() if on_cuda else None
@@ -249,14 +284,27 @@ class FastTarget:
         n, base = len(tokens), self.length
         if base + n > self.max_len:
             raise ValueError(f"static cache of {self.max_len} tokens is full")
-        bucket = next((b for b in self.buckets if b >= n), None)
-        if bucket is None:  # a long prefill: eager, unpadded
-            positions = torch.arange(base, base + n, device=self.device)
-            logits = self.run(torch.tensor(tokens, device=self.device), positions)
+        bucket = next((b for b in self.buckets if b >= n), None) if self.pad else None
+        if bucket is None:  # unpadded: a long prefill, or any forward when not padding
+            logits = self.unpadded(tokens)
         else:
             logits = self.padded(tokens, bucket)
         self.length = base + n
         return logits  # [n, vocab]
+
+    @torch.inference_mode()
+    def prefill(self, tokens: list[int]) -> None:
+        """Fill the cache with `tokens`, skipping their logits (the vocabulary product is about a
+        fifth of a small model's prefill, and the decoding loop reads none of it)."""
+        if self.length + len(tokens) > self.max_len:
+            raise ValueError(f"static cache of {self.max_len} tokens is full")
+        self.unpadded(tokens, head=False)
+        self.length += len(tokens)
+
+    def unpadded(self, tokens: list[int], head: bool = True) -> torch.Tensor:
+        positions = torch.arange(self.length, self.length + len(tokens), device=self.device)
+        extent = None if self.pad else self.length + len(tokens)
+        return self.run(torch.tensor(tokens, device=self.device), positions, extent, head)
 
     def padded(self, tokens: list[int], bucket: int) -> torch.Tensor:
         """The forward padded to `bucket` tokens: a graph replay on CUDA, eager elsewhere."""
@@ -290,23 +338,28 @@ class FastTarget:
         return graph, logits
 
     @torch.inference_mode()
-    def run(self, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    def run(
+        self, ids: torch.Tensor, positions: torch.Tensor, extent: int | None = None, head: bool = True
+    ) -> torch.Tensor:
+        """Logits of `ids` at `positions` (without `head`: only their keys and values are cached, and
+        the last hidden state is returned); attention reads the first `extent` slots (None: all)."""
         # ids, positions: [n] -> logits [n, vocab]
         x = F.embedding(ids, self.embed)  # [n, hidden]
         cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
-        mask = self.mask(positions)
+        mask = self.mask(positions, extent)
         for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
+            k_cache, v_cache = k_cache[:, :extent], v_cache[:, :extent]  # views: writes reach the cache
             x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
-        return F.linear(F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps), self.lm_head)
+        if not head:
+            return x[-1:]  # [1, hidden]
+        return linear(F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps), self.lm_head, None)
 
-    def mask(self, positions: torch.Tensor) -> torch.Tensor:
-        """Additive mask over the cache, built once per forward: 0 where slot <= position, else -inf."""
-        visible = self.slots[None, :] <= positions[:, None]  # [n, cache_len]
+    def mask(self, positions: torch.Tensor, extent: int | None) -> torch.Tensor:
+        """Additive mask over the first `extent` slots, built once per forward: 0 where slot <= position."""
+        visible = self.slots[None, :extent] <= positions[:, None]  # [n, extent]
         mask = torch.zeros(visible.shape, dtype=self.dtype, device=self.device).masked_fill_(
             ~visible, float("-inf")
         )
-        if (
-            self.dims.attention == "matmul"
-        ):  # rows in the order of the grouped queries: [group * n, cache_len]
+        if self.dims.attention == "matmul":  # rows in the order of the grouped queries: [group * n, extent]
             return mask.repeat(self.dims.heads // self.dims.kv_heads, 1)
         return mask

@@ -34,8 +34,8 @@ from apply_engine.speculative import Drafter, HFTarget, Step, Target, speculativ
 # The longest draft a step may verify. Within it, each step's k comes from the source's acceptance
 # and the target's measured cost curve (drafters/cost.py).
 MAX_K = {"cpu": 64, "cuda": 256}
-# FastTarget cache sizes in tokens (prompt + answer). Its attention reads the whole cache, so a
-# request gets the smallest that fits; a longer one decodes with HFTarget.
+# FastTarget cache sizes in tokens (prompt + answer). On CUDA its attention reads the whole cache, so
+# a request gets the smallest that fits; a longer one decodes with HFTarget.
 FAST_SIZES = (2048, 4096, 8192, 16384)
 
 
@@ -89,16 +89,16 @@ def load_draft(spec: str, target: LoadedModel, device: str, dtype: str | None) -
     return draft
 
 
-def cost_curve(target: LoadedModel, context: list[int]) -> CostCurve:
-    """The target's verify cost by pass size, measured once per model, device, dtype and thread
-    count (a few seconds on a CPU) and kept in the user cache."""
-    device, max_k = target.device, MAX_K[target.device.type]
+def cost_curve(loaded: LoadedModel, target: Target, context: list[int]) -> CostCurve:
+    """The verify cost by pass size of `target` (a forward over `loaded`), measured once per model,
+    forward, device, dtype and thread count (a few seconds on a CPU) and kept in the user cache."""
+    device, max_k = loaded.device, MAX_K[loaded.device.type]
     hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else torch.get_num_threads()
-    key = f"{target.name}|{device}|{target.dtype}|{hardware}|{max_k}"
+    key = f"{loaded.name}|{type(target).__name__}|{device}|{loaded.dtype}|{hardware}|{max_k}"
     path = cache_root() / "cost" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
     curve = load_curve(path)
     if curve is None:
-        curve = measure_cost_curve(HFTarget(target.model), context[:512], max_n=max_k)
+        curve = measure_cost_curve(target, context[:512], max_n=max_k)
         save_curve(path, curve)
     return curve
 
@@ -130,7 +130,7 @@ class ModelMerger:
     seed: int | None = None
     cost: CostCurve | None = None  # the target's verify cost by pass size, measured on first use
     newlines: frozenset[int] | None = None
-    fast_target: bool | None = None  # verify on FastTarget (static cache, CUDA graphs); None: on CUDA
+    fast_target: bool = True  # verify on FastTarget where the model allows; False: transformers' forward
     idle_targets: dict[int, list[Target]] = field(default_factory=dict)  # size -> FastTargets not decoding
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -158,12 +158,14 @@ class ModelMerger:
         ids = ids if isinstance(ids, list) else [ids]
         return {i for i in [*ids, self.target.tokenizer.eos_token_id] if i is not None}
 
-    def drafter(self, prompt: list[int], request: ApplyRequest, prediction: MergeResult) -> Drafter:
+    def drafter(
+        self, prompt: list[int], request: ApplyRequest, prediction: MergeResult, target: Target
+    ) -> Drafter:
         """Plan first (when the structural merge has one), then lookup, then the draft model."""
         if not self.speculation:
             return NoDrafter()
-        if self.cost is None:
-            self.cost = cost_curve(self.target, prompt)
+        if self.cost is None:  # measured on the request's target, which is reset before decoding
+            self.cost = cost_curve(self.target, target, prompt)
         if self.newlines is None:
             self.newlines = newline_tokens(self.target.tokenizer)
         drafters: list[Drafter] = []
@@ -177,15 +179,14 @@ class ModelMerger:
 
     def acquire_target(self, length: int) -> Target:
         """An idle FastTarget of the smallest size that fits `length` (one is built per concurrent
-        request and size, then reused) when the model and device allow; else transformers' forward."""
-        fast = self.fast_target if self.fast_target is not None else self.target.device.type == "cuda"
+        request and size, then reused) when the model allows; else transformers' forward."""
         size = next((size for size in FAST_SIZES if size >= length), None)
-        if not fast or size is None:
+        if not self.fast_target or size is None:
             return HFTarget(self.target.model)
         with self.lock:
             if self.idle_targets.get(size):
                 return self.idle_targets[size].pop()
-        return make_target(self.target.model, size, on_cpu=True)
+        return make_target(self.target.model, size)
 
     def release_target(self, target: Target) -> None:
         if isinstance(target, FastTarget):
@@ -214,7 +215,7 @@ class ModelMerger:
             steps = speculative_decode(
                 target,
                 prompt,
-                self.drafter(prompt, request, prediction),
+                self.drafter(prompt, request, prediction, target),
                 budget,
                 stop_ids,
                 max_k=MAX_K[self.target.device.type],

@@ -86,7 +86,7 @@ def speculative_decode(
     # 1. prefill all but the last prompt token, which is the first pending token
     target.reset()
     if len(prompt) > 1:
-        target.forward(list(prompt[:-1]))
+        prefill(target, prompt[:-1])
     pending, output = prompt[-1], []
     while len(output) < max_new_tokens:
         start = time.perf_counter()
@@ -110,6 +110,14 @@ def speculative_decode(
         yield Step(emitted, len(draft), len(accepted), source, drafted_at - start, now - start)
         if emitted[-1] in stop_ids:
             return
+
+
+def prefill(target: Target, tokens: Sequence[int]) -> None:
+    """Put `tokens` in the cache; a target with a `prefill` of its own skips the logits nobody reads."""
+    if hasattr(target, "prefill"):
+        target.prefill(list(tokens))
+    else:
+        target.forward(list(tokens))
 
 
 def accept(

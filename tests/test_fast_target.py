@@ -20,12 +20,13 @@ def model(request) -> torch.nn.Module:
     return tiny_model(request.param, init_range=0.1)
 
 
+@pytest.mark.parametrize("pad", [True, False], ids=["padded-whole-cache", "unpadded-filled-slots"])
 @pytest.mark.parametrize("attention", ["sdpa", "matmul"])
-def test_logits_equal_transformers_across_prefill_verify_crop_and_continue(model, attention) -> None:
+def test_logits_equal_transformers_across_prefill_verify_crop_and_continue(model, attention, pad) -> None:
     tokens = torch.randint(3, 49000, (40,), generator=torch.Generator().manual_seed(0)).tolist()
-    target = FastTarget(model, max_len=64, attention=attention, buckets=(1, 2, 4, 8))
+    target = FastTarget(model, max_len=64, attention=attention, buckets=(1, 2, 4, 8), pad=pad)
     prefill = target.forward(tokens[:12])  # longer than the largest bucket: unpadded
-    verify = target.forward(tokens[12:17])  # padded to 8
+    verify = target.forward(tokens[12:17])  # padded to 8 when padding
     target.crop(14)  # keep 2 of the 5 verified tokens
     after_crop = target.forward(tokens[14:20])
     one = target.forward(tokens[20:21])
@@ -65,13 +66,22 @@ def test_make_target_falls_back_to_transformers_for_other_architectures() -> Non
 
     gpt2 = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100)).eval()
     assert "gpt2" in unsupported_reason(gpt2, 64)
-    assert isinstance(make_target(gpt2, 64, on_cpu=True), HFTarget)
+    assert isinstance(make_target(gpt2, 64), HFTarget)
 
 
-def test_make_target_uses_fast_target_for_llama_only_where_asked_on_cpu(model) -> None:
+def test_on_cpu_in_fp32_it_packs_the_weights_once_and_runs_unpadded(model) -> None:
     assert unsupported_reason(model, 64) is None
-    assert isinstance(make_target(model, 64, on_cpu=True), FastTarget)
-    assert isinstance(make_target(model, 64), HFTarget)  # CPU: transformers' cache is the faster
+    target = make_target(model, 64)
+    assert isinstance(target, FastTarget) and not target.pad
+    layer = target.layers[0]
+    assert all(w.is_mkldnn for w in (layer.qkv, layer.o, layer.gate_up, layer.down, target.lm_head))
+    assert not model.model.layers[0].mlp.down_proj.weight.is_mkldnn  # the model keeps its own weights
+
+
+def test_packed_linear_computes_the_plain_product() -> None:
+    x, weight, bias = torch.randn(5, 48), torch.randn(32, 48), torch.randn(32)
+    got = fast_target.linear(x, fast_target.pack(weight), bias)  # [5, 32]
+    torch.testing.assert_close(got, torch.nn.functional.linear(x, weight, bias), rtol=1e-5, atol=1e-5)
 
 
 def test_a_failing_compile_falls_back_to_the_eager_layer(model, monkeypatch) -> None:
@@ -88,3 +98,15 @@ def test_a_failing_compile_falls_back_to_the_eager_layer(model, monkeypatch) -> 
     torch.testing.assert_close(
         target.forward([3, 4, 5]), reference_logits(model, [3, 4, 5]), rtol=1e-4, atol=1e-4
     )
+
+
+def test_prefill_fills_the_cache_as_a_forward_does_without_the_logits(model) -> None:
+    tokens = [(11 * i) % 3000 + 7 for i in range(16)]
+    target = FastTarget(model, max_len=32)
+    target.prefill(tokens[:12])
+    assert target.length == 12
+    torch.testing.assert_close(
+        target.forward(tokens[12:]), reference_logits(model, tokens)[12:], rtol=1e-4, atol=1e-4
+    )
+    with pytest.raises(ValueError, match="full"):
+        target.prefill(tokens * 2)

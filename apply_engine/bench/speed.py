@@ -1,7 +1,10 @@
 """`fastapply bench speed`: plain greedy vs transformers prompt lookup (vs assisted) vs ours.
 
-Ours drafts from the plan and prompt lookup (and the draft model when one is given, `self:N`
-included), sized by the target's verify-cost curve, measured once before the cases.
+Ours is the model engine's decoder: it verifies on the engine's target (FastTarget where the model
+allows, as `fastapply apply --engine model` does) and drafts from the plan and prompt lookup (and the
+draft model when one is given, `self:N` included), sized by that target's verify-cost curve,
+measured once before the cases. The baselines run transformers' own forward; the JSON keeps both
+forwards' cost curves, so the share of the speed-up that comes from the forward alone is on record.
 
 For each fixture case with an expected merge, in one process: the same prompt and token budget for
 every method; tok/s counts emitted tokens over wall time including prefill. `identical` compares each
@@ -22,11 +25,12 @@ from apply_engine.drafters.draft_model import DraftModelDrafter
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
+from apply_engine.fast_target import make_target
 from apply_engine.fixtures import FixtureCase, load_cases
 from apply_engine.model_merge import MAX_K, load_draft, newline_tokens
 from apply_engine.models import LoadedModel, load_model
 from apply_engine.prompt import FASTAPPLY, build_prompt, predicted_answer
-from apply_engine.speculative import Drafter, HFTarget, Step, speculative_decode
+from apply_engine.speculative import Drafter, HFTarget, Step, Target, speculative_decode
 from apply_engine.structural import merge
 
 
@@ -104,6 +108,7 @@ def run_ours(
 
 def bench_case(
     target: LoadedModel,
+    verifier: Target,
     draft: LoadedModel | None,
     case: Case,
     budget: int,
@@ -126,7 +131,7 @@ def bench_case(
         start = time.perf_counter()
         draft_drafter = DraftModelDrafter(HFTarget(draft.model), case.prompt) if draft else None
         drafter = case.drafter(cost, newlines, draft_drafter)
-        ours, steps = run_ours(HFTarget(target.model), drafter, case, budget, eos, max_k)
+        ours, steps = run_ours(verifier, drafter, case, budget, eos, max_k)
         ours_s = time.perf_counter() - start
         oracle_target = ScriptedTarget(len(case.prompt), case.script, eos, len(target.tokenizer))
         oracle_drafter = case.drafter(cost, newlines)
@@ -164,6 +169,10 @@ def by_source(steps: list[Step]) -> dict[str, dict]:
         row["emitted"] += len(step.emitted)
         row["seconds"] += step.step_s
     return table
+
+
+def milliseconds(curve: CostCurve) -> dict[str, float]:
+    return {str(n): s * 1000 for n, s in zip(curve.sizes, curve.seconds, strict=True)}
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -207,16 +216,22 @@ def main(
     eos = target.tokenizer.eos_token_id
     chosen = [c for c in load_cases(Path(fixtures)) if c.expected is not None][:cases]
     cases_ = [Case(fixture, target.tokenizer) for fixture in chosen]
-    # Measured once per model and device, as the engine does on its first request.
+    budgets = [max_new_tokens or len(case.script) + 32 for case in cases_]
+    # Built and measured once, as the engine does on its first request (its targets are pooled).
     max_k = MAX_K[target.device.type]
-    cost = measure_cost_curve(HFTarget(target.model), cases_[0].prompt[:512] if cases_ else [], max_k)
+    context = cases_[0].prompt[:512] if cases_ else []
+    longest = max((len(c.prompt) + b for c, b in zip(cases_, budgets, strict=True)), default=0)
+    verifier = make_target(target.model, max(longest, len(context) + max_k))
+    cost = measure_cost_curve(verifier, context, max_k)
+    hf_cost = measure_cost_curve(HFTarget(target.model), context, max_k)
     newlines = newline_tokens(target.tokenizer)
     rows = []
-    for case in cases_:
-        budget = max_new_tokens or len(case.script) + 32
-        rows.append(bench_case(target, draft, case, budget, eos, cost, newlines))
+    for case, budget in zip(cases_, budgets, strict=True):
+        rows.append(bench_case(target, verifier, draft, case, budget, eos, cost, newlines))
     summary = summarise(rows)
-    summary["cost_curve_ms"] = {str(n): s * 1000 for n, s in zip(cost.sizes, cost.seconds, strict=True)}
+    summary["verifier"] = type(verifier).__name__
+    summary["cost_curve_ms"] = milliseconds(cost)
+    summary["hf_cost_curve_ms"] = milliseconds(hf_cost)
     print_table(
         f"bench speed: {model} on {target.device.type} ({target.dtype}), tok/s",
         ["case", "tokens", "greedy", "prompt lookup", "assisted", "ours", "tau", "oracle tau", "identical"],
