@@ -18,6 +18,7 @@ tokens cost 1.65x one token; over prepacked weights a pass of up to ~16 rows cos
 as one, which is what makes drafting pay on a CPU.
 """
 
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -131,6 +132,20 @@ def fuse_layers(model: torch.nn.Module, packed: bool = False) -> list[Layer]:
     return layers
 
 
+# model -> its fused (on CPU also packed) layers and LM head, built once and shared by all its targets:
+# a server pools one target per concurrent request and cache size, and the copies are weight-sized.
+SHARED_WEIGHTS: "weakref.WeakKeyDictionary[torch.nn.Module, tuple[list[Layer], torch.Tensor]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_weights(model: torch.nn.Module, packed: bool) -> tuple[list[Layer], torch.Tensor]:
+    if model not in SHARED_WEIGHTS:
+        lm_head = model.get_output_embeddings().weight  # [vocab, hidden]
+        SHARED_WEIGHTS[model] = fuse_layers(model, packed), pack(lm_head) if packed else lm_head
+    return SHARED_WEIGHTS[model]
+
+
 def rope_table(rotary: torch.nn.Module, length: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sign-folded sin for positions 0..length-1, computed as transformers does (fp32, cast).
 
@@ -238,9 +253,8 @@ class FastTarget:
         self.dims = Dims(heads, config.num_key_value_heads, head_dim, config.rms_norm_eps, attention)
         packed = not on_cuda and packable(embed)
         with torch.inference_mode():
-            lm_head = model.get_output_embeddings().weight  # [vocab, hidden]
-            self.embed, self.lm_head = embed, pack(lm_head) if packed else lm_head
-            self.norm, self.layers = model.model.norm.weight, fuse_layers(model, packed)
+            self.layers, self.lm_head = shared_weights(model, packed)
+            self.embed, self.norm = embed, model.model.norm.weight
             self.cos, self.sin = rope_table(model.model.rotary_emb, cache_len, self.dtype)
             shape = (self.dims.kv_heads, cache_len, head_dim)
             self.k_cache = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in self.layers]

@@ -110,3 +110,8 @@ def test_prefill_fills_the_cache_as_a_forward_does_without_the_logits(model) -> 
     )
     with pytest.raises(ValueError, match="full"):
         target.prefill(tokens * 2)
+
+
+def test_targets_of_one_model_share_its_fused_weights(model) -> None:
+    first, second = FastTarget(model, max_len=32), FastTarget(model, max_len=64)
+    assert first.layers is second.layers and first.lm_head is second.lm_head
