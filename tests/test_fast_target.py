@@ -115,3 +115,13 @@ def test_prefill_fills_the_cache_as_a_forward_does_without_the_logits(model) -> 
 def test_targets_of_one_model_share_its_fused_weights(model) -> None:
     first, second = FastTarget(model, max_len=32), FastTarget(model, max_len=64)
     assert first.layers is second.layers and first.lm_head is second.lm_head
+
+
+def test_a_padding_target_prefills_short_and_long_prompts_alike(model) -> None:
+    tokens = [(7 * i) % 2000 + 9 for i in range(24)]
+    for cut in (6, 20):  # within the largest bucket (8: the padded forward), and past it (unpadded)
+        target = FastTarget(model, max_len=64, buckets=(1, 2, 4, 8), pad=True)
+        target.prefill(tokens[:cut])
+        assert target.length == cut
+        got = target.forward(tokens[cut:])
+        torch.testing.assert_close(got, reference_logits(model, tokens)[cut:], rtol=1e-4, atol=1e-4)
