@@ -13,9 +13,9 @@ only moving `length` back. Optionally the layer function is compiled once (all l
 
 On CPU there are no launches to save, so a forward is neither padded nor replayed: attention reads
 only the filled slots, and the weight matrices are reordered once into oneDNN's blocked layout.
-torch's plain fp32 matmul repacks the weight on every call with more than one row, so verifying 2
-tokens cost 1.65x one token; over prepacked weights a pass of 16 tokens costs 1.3-1.5x one, which
-is what makes drafting pay on a CPU.
+With torch's plain fp32 matmul (MKL, which presumably packs the weight per call once a product has
+more than one row) verifying 2 tokens cost 1.65x one token; over prepacked weights a pass of 16
+tokens costs 1.3-1.5x one, which is what makes drafting pay on a CPU.
 """
 
 import weakref
@@ -247,7 +247,8 @@ class FastTarget:
         on_cuda = self.device.type == "cuda"
         self.pad = on_cuda if pad is None else pad
         self.max_len, self.buckets, self.length = max_len, buckets, 0
-        cache_len = -(-(max_len + buckets[-1]) // 64) * 64  # room for a padded forward at the end
+        room = buckets[-1] if self.pad else 0  # for a padded forward at the end
+        cache_len = -(-(max_len + room) // 64) * 64
         heads = config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
         self.dims = Dims(heads, config.num_key_value_heads, head_dim, config.rms_norm_eps, attention)
