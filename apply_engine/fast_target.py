@@ -18,6 +18,7 @@ more than one row) verifying 2 tokens cost 1.65x one token; over prepacked weigh
 tokens costs 1.3-1.5x one, which is what makes drafting pay on a CPU.
 """
 
+import ctypes
 import weakref
 from typing import NamedTuple
 
@@ -25,6 +26,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from apply_engine import cpu_kernels
+from apply_engine.compressed import MAX_ROWS, Compressed, compress
+from apply_engine.compressed import linear as compressed_linear
 from apply_engine.speculative import HFTarget, Target
 
 SUPPORTED = ("llama", "mistral", "qwen2")
@@ -40,18 +44,25 @@ class Dims(NamedTuple):
     attention: str  # "sdpa": one SDPA call with enable_gqa; "matmul": two batched products
 
 
+class Packed(NamedTuple):
+    """A CPU weight: oneDNN's blocked copy, and a lossless compressed one when the weights allow."""
+
+    dense: torch.Tensor  # [out, in] reordered into oneDNN's layout
+    compressed: Compressed | None
+
+
 class Layer(NamedTuple):
     """One decoder layer's weights; on CPU the matrices are oneDNN-packed (see `linear`)."""
 
     input_norm: torch.Tensor  # [hidden]
-    qkv: torch.Tensor  # [(heads + 2 kv_heads) * head_dim, hidden], q, k, v rows concatenated
+    qkv: torch.Tensor | Packed  # [(heads + 2 kv_heads) * head_dim, hidden], q, k, v rows concatenated
     qkv_bias: torch.Tensor | None
-    o: torch.Tensor  # [hidden, heads * head_dim]
+    o: torch.Tensor | Packed  # [hidden, heads * head_dim]
     o_bias: torch.Tensor | None
     post_norm: torch.Tensor  # [hidden]
-    gate_up: torch.Tensor  # [2 * intermediate, hidden], gate rows then up rows
+    gate_up: torch.Tensor | Packed  # [2 * intermediate, hidden], gate rows then up rows
     gate_up_bias: torch.Tensor | None
-    down: torch.Tensor  # [hidden, intermediate]
+    down: torch.Tensor | Packed  # [hidden, intermediate]
     down_bias: torch.Tensor | None
 
 
@@ -89,16 +100,22 @@ def packable(weight: torch.Tensor) -> bool:
     )
 
 
-def pack(weight: torch.Tensor) -> torch.Tensor:
-    """A [out, in] weight reordered once into oneDNN's blocked layout (a copy: the model keeps its own)."""
-    return torch.ops.mkldnn._reorder_linear_weight(weight, None)
+def pack(weight: torch.Tensor) -> Packed:
+    """A [out, in] weight reordered once into oneDNN's blocked layout (a copy: the model keeps its own),
+    plus its compressed form (apply_engine/compressed.py) where every weight survives it bit for bit."""
+    return Packed(torch.ops.mkldnn._reorder_linear_weight(weight, None), compress(weight))
 
 
-def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-    # x: [n, in]; weight: [out, in], plain or packed -> [n, out]
-    if weight.is_mkldnn:
-        return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
-    return F.linear(x, weight, bias)
+def linear(x: torch.Tensor, weight: torch.Tensor | Packed, bias: torch.Tensor | None) -> torch.Tensor:
+    """x @ weight.T + bias. Over a Packed weight, a few rows read the compressed copy (fewer bytes:
+    the product is bound by reading them) and more rows the dense one (bound by arithmetic)."""
+    # x: [n, in]; weight: [out, in] -> [n, out]
+    if not isinstance(weight, Packed):
+        return F.linear(x, weight, bias)
+    if weight.compressed is not None and x.shape[0] <= MAX_ROWS:
+        y = compressed_linear(x, weight.compressed)
+        return y if bias is None else y + bias
+    return torch.ops.mkldnn._linear_pointwise(x, weight.dense, bias, "none", [], "")
 
 
 def fuse_layers(model: torch.nn.Module, packed: bool = False) -> list[Layer]:
@@ -108,7 +125,7 @@ def fuse_layers(model: torch.nn.Module, packed: bool = False) -> list[Layer]:
     def cat(*tensors: torch.Tensor | None) -> torch.Tensor | None:
         return None if tensors[0] is None else torch.cat(tensors)  # type: ignore[arg-type]
 
-    def matrix(*weights: torch.Tensor) -> torch.Tensor:
+    def matrix(*weights: torch.Tensor) -> torch.Tensor | Packed:
         weight = torch.cat(weights) if len(weights) > 1 else weights[0]
         return pack(weight) if packed else weight
 
@@ -134,12 +151,12 @@ def fuse_layers(model: torch.nn.Module, packed: bool = False) -> list[Layer]:
 
 # model -> its fused (on CPU also packed) layers and LM head, built once and shared by all its targets:
 # a server pools one target per concurrent request and cache size, and the copies are weight-sized.
-SHARED_WEIGHTS: "weakref.WeakKeyDictionary[torch.nn.Module, tuple[list[Layer], torch.Tensor]]" = (
+SHARED_WEIGHTS: "weakref.WeakKeyDictionary[torch.nn.Module, tuple[list[Layer], torch.Tensor | Packed]]" = (
     weakref.WeakKeyDictionary()
 )
 
 
-def shared_weights(model: torch.nn.Module, packed: bool) -> tuple[list[Layer], torch.Tensor]:
+def shared_weights(model: torch.nn.Module, packed: bool) -> tuple[list[Layer], torch.Tensor | Packed]:
     if model not in SHARED_WEIGHTS:
         lm_head = model.get_output_embeddings().weight  # [vocab, hidden]
         SHARED_WEIGHTS[model] = fuse_layers(model, packed), pack(lm_head) if packed else lm_head
@@ -226,6 +243,50 @@ def compiled(fn: object) -> object:
     return torch.compile(fn, dynamic=False, fullgraph=True)
 
 
+FORMATS = {"q4_1": 0, "q8_0": 1, "bf16": 2}  # enum format in cpu_kernels/kernels.h
+
+
+def native_layers(
+    layers: list[Layer], k_cache: list[torch.Tensor], v_cache: list[torch.Tensor], dims: Dims, cache_len: int
+) -> tuple[ctypes.Array, cpu_kernels.Dims] | None:
+    """The layers as cpu_kernels/layer.c takes them, when it can run them: every matrix compressed
+    (so on CPU, fp32), widths that its vectors divide; else None (the torch layers run)."""
+    matrices = [w for layer in layers for w in (layer.qkv, layer.o, layer.gate_up, layer.down)]
+    if not all(isinstance(w, Packed) and w.compressed is not None for w in matrices):
+        return None
+    if dims.head_dim % 16:
+        return None
+
+    def ptr(tensor: torch.Tensor | None) -> int | None:
+        return None if tensor is None else tensor.data_ptr()
+
+    def matrix(weight: Packed) -> cpu_kernels.Matrix:
+        c = weight.compressed
+        return cpu_kernels.Matrix(
+            FORMATS[c.format], c.out_features, c.in_features, ptr(c.q), ptr(c.scale), ptr(c.offset)
+        )
+
+    native = (cpu_kernels.Layer * len(layers))()
+    for i, (layer, k, v) in enumerate(zip(layers, k_cache, v_cache, strict=True)):
+        native[i] = cpu_kernels.Layer(
+            ptr(layer.input_norm), ptr(layer.post_norm),
+            matrix(layer.qkv), matrix(layer.o), matrix(layer.gate_up), matrix(layer.down),
+            ptr(layer.qkv_bias), ptr(layer.o_bias), ptr(layer.gate_up_bias), ptr(layer.down_bias),
+            ptr(k), ptr(v),
+        )  # fmt: skip
+    hidden, intermediate = layers[0].o.compressed.out_features, layers[0].down.compressed.in_features
+    return native, cpu_kernels.Dims(
+        hidden,
+        dims.heads,
+        dims.kv_heads,
+        dims.head_dim,
+        intermediate,
+        cache_len,
+        dims.eps,
+        dims.head_dim**-0.5,
+    )
+
+
 class FastTarget:
     """Target protocol (reset/forward/crop/length) over the lean decoder and its static cache."""
 
@@ -269,6 +330,7 @@ class FastTarget:
         self.graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
         if compile:
             self.block = compiled(block)
+        self.native = native_layers(self.layers, self.k_cache, self.v_cache, self.dims, cache_len)
         self.prepare(graphs and on_cuda)
 
     def prepare(self, graphs: bool) -> None:
@@ -364,11 +426,18 @@ class FastTarget:
         the last hidden state is returned); attention reads the first `extent` slots (None: all)."""
         # ids, positions: [n] -> logits [n, vocab]
         x = F.embedding(ids, self.embed)  # [n, hidden]
-        cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
-        mask = self.mask(positions, extent)
-        for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
-            k_cache, v_cache = k_cache[:, :extent], v_cache[:, :extent]  # views: writes reach the cache
-            x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
+        if self.native is not None and ids.shape[0] <= MAX_ROWS:
+            layers, dims = self.native
+            cpu_kernels.library().decode_layers(
+                x.data_ptr(), ids.shape[0], positions.data_ptr(), layers, len(layers), dims,
+                self.cos.data_ptr(), self.sin.data_ptr(),
+            )  # fmt: skip
+        else:
+            cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
+            mask = self.mask(positions, extent)
+            for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
+                k_cache, v_cache = k_cache[:, :extent], v_cache[:, :extent]  # views: writes reach the cache
+                x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
         if not head:
             return x[-1:]  # [1, hidden]
         return linear(F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps), self.lm_head, None)

@@ -61,3 +61,22 @@ class MarkovTarget:
 
     def crop(self, length: int) -> None:
         del self.tokens[length:]
+
+
+def round_weights(model: torch.nn.Module, how: str) -> torch.nn.Module:
+    """Make every matrix of `model` exactly representable in a compressed form, as loaded models are:
+    "bf16" (a bf16 checkpoint read as fp32) or "gguf" (GGUF Q4_1 layers and a Q8_0 embedding,
+    quantised and dequantised by the gguf package, as transformers loads a .gguf file)."""
+    from gguf import GGMLQuantizationType, dequantize, quantize
+
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            if param.dim() != 2:
+                continue
+            if how == "bf16":
+                param.copy_(param.bfloat16().float())
+                continue
+            kind = GGMLQuantizationType.Q8_0 if "embed" in name else GGMLQuantizationType.Q4_1
+            data = param.numpy()
+            param.copy_(torch.from_numpy(dequantize(quantize(data, kind), kind).reshape(data.shape)))
+    return model

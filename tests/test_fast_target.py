@@ -2,9 +2,9 @@
 
 import pytest
 import torch
-from helpers_models import tiny_model
+from helpers_models import round_weights, tiny_model
 
-from apply_engine import fast_target
+from apply_engine import cpu_kernels, fast_target
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fast_target import FastTarget, make_target, unsupported_reason
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
@@ -74,8 +74,11 @@ def test_on_cpu_in_fp32_it_packs_the_weights_once_and_runs_unpadded(model) -> No
     target = make_target(model, 64)
     assert isinstance(target, FastTarget) and not target.pad
     layer = target.layers[0]
-    assert all(w.is_mkldnn for w in (layer.qkv, layer.o, layer.gate_up, layer.down, target.lm_head))
+    weights = (layer.qkv, layer.o, layer.gate_up, layer.down, target.lm_head)
+    assert all(w.dense.is_mkldnn for w in weights)
     assert not model.model.layers[0].mlp.down_proj.weight.is_mkldnn  # the model keeps its own weights
+    # random fp32 weights fit no compressed format: torch's layers run
+    assert all(w.compressed is None for w in weights) and target.native is None
 
 
 def test_packed_linear_computes_the_plain_product() -> None:
@@ -125,3 +128,46 @@ def test_a_padding_target_prefills_short_and_long_prompts_alike(model) -> None:
         assert target.length == cut
         got = target.forward(tokens[cut:])
         torch.testing.assert_close(got, reference_logits(model, tokens)[cut:], rtol=1e-4, atol=1e-4)
+
+
+needs_kernels = pytest.mark.skipif(
+    cpu_kernels.library() is None, reason=f"no C kernels: {cpu_kernels.build_error}"
+)
+
+
+@pytest.fixture(scope="module", params=["llama-gguf", "qwen2-bf16"])
+def compressible(request) -> torch.nn.Module:
+    """Weights as loaded from a .gguf file (Q4_1 layers, Q8_0 embedding) or a bf16 checkpoint;
+    qwen2 adds biases to q, k and v."""
+    kind, how = request.param.split("-")
+    return round_weights(tiny_model(kind, init_range=0.1), how)
+
+
+@needs_kernels
+def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_continue(compressible) -> None:
+    tokens = torch.randint(3, 49000, (60,), generator=torch.Generator().manual_seed(2)).tolist()
+    target = FastTarget(compressible, max_len=96)
+    assert target.native is not None  # every matrix compressed: a forward of a few tokens runs in C
+    prefill = target.forward(tokens[:40])  # more rows than MAX_ROWS: torch's layers fill the cache
+    verify = target.forward(tokens[40:47])  # C layers over the cache torch wrote
+    target.crop(43)
+    after_crop = target.forward(tokens[43:50])
+    one = target.forward(tokens[50:51])
+    got = torch.cat([prefill, verify[:3], after_crop, one])  # the logits of tokens[:51], in order
+    torch.testing.assert_close(got, reference_logits(compressible, tokens[:51]), rtol=1e-4, atol=1e-4)
+
+
+@needs_kernels
+def test_speculative_over_c_layers_equals_generate(compressible) -> None:
+    prompt = [(17 * i) % 5000 + 5 for i in range(24)]
+    with torch.inference_mode():
+        generated = compressible.generate(
+            torch.tensor([prompt]), do_sample=False, max_new_tokens=40, eos_token_id=None
+        )
+    reference = generated[0, len(prompt) :].tolist()
+    target = FastTarget(compressible, max_len=128)
+    plan = [t if i % 9 else t + 1 for i, t in enumerate(reference)]  # every 9th token is wrong
+    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 40, set(), max_k=12))
+    assert list(plain_decode(target, prompt, 40, set())) == reference
+    assert [t for s in steps for t in s.emitted] == reference
+    assert any(s.accepted > 1 for s in steps)

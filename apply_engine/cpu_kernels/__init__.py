@@ -1,0 +1,143 @@
+"""C kernels for the CPU target, built on first use with the system C compiler and loaded by ctypes.
+
+`linear.c` multiplies by weights kept in a compressed block format (see apply_engine/compressed.py);
+`layer.c` runs whole decoder layers for a few new tokens over such weights (FastTarget on CPU). The
+library is compiled once per source and machine into the user cache (`-march=native`, so a
+cache shared between machines of different CPUs keys them apart) and linked against the OpenMP
+runtime torch has already loaded, so both share one thread pool. Without a compiler, or when the
+build fails, `library()` returns None with the reason in `build_error`, and callers keep torch's
+dense kernels: slower, never wrong.
+"""
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
+from apply_engine.models import cache_root
+
+HERE = Path(__file__).parent
+FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
+SOURCES = ("kernels.h", "linear.c", "layer.c")
+
+_library: ctypes.CDLL | None = None
+_tried = False
+build_error: str | None = None
+
+
+def machine_key() -> str:
+    """What -march=native compiles for: the CPU model and feature flags."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+        lines = [line for line in info.splitlines() if line.startswith(("model name", "flags"))][:2]
+    except OSError:
+        lines = []
+    return "\n".join([platform.machine(), *lines])
+
+
+def library_path(compiler: str) -> Path:
+    digest = hashlib.sha256()
+    sources = [(HERE / name).read_bytes() for name in SOURCES]
+    for part in (*sources, compiler.encode(), " ".join(FLAGS).encode(), machine_key().encode()):
+        digest.update(part)
+    return cache_root() / "kernels" / f"fastapply-{digest.hexdigest()[:16]}.so"
+
+
+def build(compiler: str, path: Path) -> None:
+    """Compile to a temporary name, then rename: concurrent builders never load a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        subprocess.run(
+            [compiler, *FLAGS, "-o", str(tmp), *(str(HERE / n) for n in SOURCES if n.endswith(".c"))],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class Matrix(ctypes.Structure):
+    """struct matrix (kernels.h): an [N, K] compressed weight."""
+
+    _fields_ = [
+        ("format", ctypes.c_int64),
+        ("N", ctypes.c_int64),
+        ("K", ctypes.c_int64),
+        ("q", ctypes.c_void_p),
+        ("d", ctypes.c_void_p),
+        ("m", ctypes.c_void_p),
+    ]
+
+
+class Layer(ctypes.Structure):
+    """struct layer (layer.c): one decoder layer's weights and KV cache."""
+
+    _fields_ = [
+        ("input_norm", ctypes.c_void_p),
+        ("post_norm", ctypes.c_void_p),
+        ("qkv", Matrix),
+        ("o", Matrix),
+        ("gate_up", Matrix),
+        ("down", Matrix),
+        ("qkv_bias", ctypes.c_void_p),
+        ("o_bias", ctypes.c_void_p),
+        ("gate_up_bias", ctypes.c_void_p),
+        ("down_bias", ctypes.c_void_p),
+        ("k_cache", ctypes.c_void_p),
+        ("v_cache", ctypes.c_void_p),
+    ]
+
+
+class Dims(ctypes.Structure):
+    """struct dims (layer.c)."""
+
+    _fields_ = [
+        *(
+            (name, ctypes.c_int64)
+            for name in ("hidden", "heads", "kv_heads", "head_dim", "intermediate", "cache_len")
+        ),
+        ("eps", ctypes.c_float),
+        ("scale", ctypes.c_float),
+    ]
+
+
+def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    ptr, size = ctypes.c_void_p, ctypes.c_int64
+    lib.linear_q4_1.argtypes = [ptr, size, size, size, ptr, ptr, ptr, ptr]
+    lib.linear_q8_0.argtypes = [ptr, size, size, size, ptr, ptr, ptr]
+    lib.linear_bf16.argtypes = [ptr, size, size, size, ptr, ptr]
+    lib.decode_layers.argtypes = [ptr, size, ptr, ctypes.POINTER(Layer), size, ctypes.POINTER(Dims), ptr, ptr]
+    for fn in (lib.linear_q4_1, lib.linear_q8_0, lib.linear_bf16, lib.decode_layers):
+        fn.restype = None
+    return lib
+
+
+def library() -> ctypes.CDLL | None:
+    """The compiled kernels, built on the first call; None (see `build_error`) where they cannot be."""
+    global _library, _tried, build_error
+    if _tried:
+        return _library
+    _tried = True
+    if os.environ.get("FASTAPPLY_NO_KERNELS"):
+        build_error = "disabled by FASTAPPLY_NO_KERNELS"
+        return None
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        build_error = "no C compiler (cc or gcc) on PATH"
+        return None
+    try:
+        path = library_path(compiler)
+        if not path.exists():
+            build(compiler, path)
+        _library = declare(ctypes.CDLL(str(path)))
+    except subprocess.CalledProcessError as exc:
+        build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        build_error = f"{type(exc).__name__}: {exc}"[:300]
+    return _library

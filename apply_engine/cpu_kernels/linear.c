@@ -1,0 +1,154 @@
+/* y = x @ W^T over weights stored compressed, decompressed exactly to fp32 in registers.
+ *
+ * x: [M, K] fp32, row-major; y: [M, N] fp32; W: [N, K] in one of three block formats, each a
+ * lossless encoding of the fp32 weights it replaces (apply_engine/compressed.py checks that every
+ * weight decodes to the same bits before a matrix is stored this way):
+ *   q4_1  w = d * q + m    q in 0..15, two per byte (the block's first 16 in the low nibbles),
+ *                          d and m per block of 32 along K (fp16 values, stored as fp32)
+ *   q8_0  w = d * q        q in -127..127, one per byte, d per block of 32
+ *   bf16  w = bits << 16   the weight's top 16 bits (its low 16 are zero)
+ * d * q is exact in fp32 (at most 11 + 8 significant bits), so decoding rounds once, exactly as
+ * the fp32 reference did. Products and sums are fp32; only their order differs from a BLAS.
+ *
+ * Each output row n decodes its weights once into a buffer, then dots them with up to 4 rows of x
+ * at a time: weight traffic is what a one-token forward is bound by, and it shrinks 2-7x.
+ */
+#include "kernels.h"
+
+static void decode_q4_1(const uint8_t *qs, const float *d, const float *m, int64_t K, float *w) {
+    for (int64_t b = 0; b < K / BLOCK; b++) {
+        v16u8 bytes;
+        memcpy(&bytes, qs + b * BLOCK / 2, sizeof bytes);
+        v16f lo = __builtin_convertvector(__builtin_convertvector(bytes & 15, v16i), v16f);
+        v16f hi = __builtin_convertvector(__builtin_convertvector(bytes >> 4, v16i), v16f);
+        store(w + b * BLOCK, lo * d[b] + m[b]);
+        store(w + b * BLOCK + 16, hi * d[b] + m[b]);
+    }
+}
+
+static void decode_q8_0(const int8_t *qs, const float *d, int64_t K, float *w) {
+    for (int64_t b = 0; b < K / BLOCK; b++) {
+        for (int half = 0; half < 2; half++) {
+            v16u8 bytes; /* q + 128 widens as unsigned, which compilers vectorise; then back */
+            memcpy(&bytes, qs + b * BLOCK + half * 16, sizeof bytes);
+            v16i q = __builtin_convertvector(bytes ^ 0x80, v16i) - 128;
+            store(w + b * BLOCK + half * 16, __builtin_convertvector(q, v16f) * d[b]);
+        }
+    }
+}
+
+static void decode_bf16(const uint16_t *bits, int64_t K, float *w) {
+    for (int64_t k = 0; k < K; k += 16) {
+        v16u16 top;
+        memcpy(&top, bits + k, sizeof top);
+        v16u32 wide = __builtin_convertvector(top, v16u32) << 16;
+        memcpy(w + k, &wide, sizeof wide);
+    }
+}
+
+#define NT 4     /* weight rows decoded and dotted together */
+#define CHUNK 32 /* output columns gathered per row of x before they are written to y */
+
+/* out[m * CHUNK + t] = x[m] . w[t] for t < NT and every row m of x; w: NT decoded rows of K.
+ * Four rows of x at a time share each weight load (16 sums in registers); leftover rows go one at
+ * a time, each sum split over the two halves of a block to keep enough products in flight. */
+static void dot_tile(const float *x, int64_t M, int64_t K, const float *w, float *out) {
+    const float *w0 = w, *w1 = w + K, *w2 = w + 2 * K, *w3 = w + 3 * K;
+    int64_t m = 0;
+    for (; m + 4 <= M; m += 4) {
+        const float *x0 = x + m * K, *x1 = x0 + K, *x2 = x1 + K, *x3 = x2 + K;
+        v16f s[4][4] = {{{0}}};
+        for (int64_t k = 0; k < K; k += 16) {
+            v16f p0 = load(w0 + k), p1 = load(w1 + k), p2 = load(w2 + k), p3 = load(w3 + k);
+            v16f u0 = load(x0 + k), u1 = load(x1 + k), u2 = load(x2 + k), u3 = load(x3 + k);
+            s[0][0] += u0 * p0, s[0][1] += u0 * p1, s[0][2] += u0 * p2, s[0][3] += u0 * p3;
+            s[1][0] += u1 * p0, s[1][1] += u1 * p1, s[1][2] += u1 * p2, s[1][3] += u1 * p3;
+            s[2][0] += u2 * p0, s[2][1] += u2 * p1, s[2][2] += u2 * p2, s[2][3] += u2 * p3;
+            s[3][0] += u3 * p0, s[3][1] += u3 * p1, s[3][2] += u3 * p2, s[3][3] += u3 * p3;
+        }
+        for (int r = 0; r < 4; r++) {
+            for (int t = 0; t < NT; t++) out[(m + r) * CHUNK + t] = hsum(s[r][t]);
+        }
+    }
+    for (; m < M; m++) {
+        const float *xa = x + m * K;
+        v16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+        for (int64_t k = 0; k < K; k += 32) {
+            v16f u = load(xa + k), v = load(xa + k + 16);
+            a0 += u * load(w0 + k), c0 += v * load(w0 + k + 16);
+            a1 += u * load(w1 + k), c1 += v * load(w1 + k + 16);
+            a2 += u * load(w2 + k), c2 += v * load(w2 + k + 16);
+            a3 += u * load(w3 + k), c3 += v * load(w3 + k + 16);
+        }
+        float *o = out + m * CHUNK;
+        o[0] = hsum(a0 + c0), o[1] = hsum(a1 + c1), o[2] = hsum(a2 + c2), o[3] = hsum(a3 + c3);
+    }
+}
+
+struct weights {
+    const void *q;
+    const float *d, *m;
+};
+
+typedef void decode_fn(const struct weights *W, int64_t n, int64_t K, float *w);
+
+static void row_q4_1(const struct weights *W, int64_t n, int64_t K, float *w) {
+    decode_q4_1((const uint8_t *)W->q + n * K / 2, W->d + n * K / BLOCK, W->m + n * K / BLOCK, K, w);
+}
+
+static void row_q8_0(const struct weights *W, int64_t n, int64_t K, float *w) {
+    decode_q8_0((const int8_t *)W->q + n * K, W->d + n * K / BLOCK, K, w);
+}
+
+static void row_bf16(const struct weights *W, int64_t n, int64_t K, float *w) {
+    decode_bf16((const uint16_t *)W->q + n * K, K, w);
+}
+
+/* Columns are split between threads in chunks; each chunk decodes NT weight rows at a time (a row
+ * past N repeats the last one, its sums dropped) and writes y a whole chunk-row at a time. */
+static void run(const float *x, int64_t M, int64_t K, int64_t N, const struct weights *W,
+                decode_fn *decode, float *y) {
+    int64_t chunks = (N + CHUNK - 1) / CHUNK;
+#pragma omp parallel
+    {
+        float w[NT * K] __attribute__((aligned(64)));
+        float out[M * CHUNK + NT] __attribute__((aligned(64))); /* + NT: a tile past N */
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < chunks; c++) {
+            int64_t n0 = c * CHUNK, width = N - n0 < CHUNK ? N - n0 : CHUNK;
+            for (int64_t j = 0; j < width; j += NT) {
+                for (int t = 0; t < NT; t++) decode(W, n0 + (j + t < width ? j + t : width - 1), K, w + t * K);
+                dot_tile(x, M, K, w, out + j);
+            }
+            for (int64_t m = 0; m < M; m++) memcpy(y + m * N + n0, out + m * CHUNK, width * sizeof(float));
+        }
+    }
+}
+
+void linear_q4_1(const float *x, int64_t M, int64_t K, int64_t N, const uint8_t *qs, const float *d,
+                 const float *m, float *y) {
+    struct weights W = {qs, d, m};
+    run(x, M, K, N, &W, row_q4_1, y);
+}
+
+void linear_q8_0(const float *x, int64_t M, int64_t K, int64_t N, const int8_t *qs, const float *d,
+                 float *y) {
+    struct weights W = {qs, d, 0};
+    run(x, M, K, N, &W, row_q8_0, y);
+}
+
+void linear_bf16(const float *x, int64_t M, int64_t K, int64_t N, const uint16_t *bits, float *y) {
+    struct weights W = {bits, 0, 0};
+    run(x, M, K, N, &W, row_bf16, y);
+}
+
+void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y) {
+    struct weights w = {W->q, W->d, W->m};
+    decode_fn *decode = W->format == Q4_1 ? row_q4_1 : W->format == Q8_0 ? row_q8_0 : row_bf16;
+    run(x, M, W->K, W->N, &w, decode, y);
+    if (bias) {
+        for (int64_t i = 0; i < M; i++) {
+            for (int64_t n = 0; n < W->N; n++) y[i * W->N + n] += bias[n];
+        }
+    }
+}

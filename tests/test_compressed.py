@@ -1,0 +1,63 @@
+"""Weights are stored compressed only when every one decodes to its own bits; products stay fp32."""
+
+import numpy as np
+import pytest
+import torch
+from gguf import GGMLQuantizationType, dequantize, quantize
+
+from apply_engine import compressed, cpu_kernels
+
+pytestmark = pytest.mark.skipif(
+    cpu_kernels.library() is None, reason=f"no C kernels: {cpu_kernels.build_error}"
+)
+
+
+def gguf_roundtrip(weight: torch.Tensor, kind: GGMLQuantizationType) -> torch.Tensor:
+    """What transformers loads from a .gguf file of this weight: quantised, then dequantised to fp32."""
+    data = weight.numpy()
+    return torch.from_numpy(dequantize(quantize(data, kind), kind).reshape(data.shape).astype(np.float32))
+
+
+def random_weight(out: int, inp: int, seed: int = 0) -> torch.Tensor:
+    return torch.randn(out, inp, generator=torch.Generator().manual_seed(seed)) * 0.05
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda w: gguf_roundtrip(w, GGMLQuantizationType.Q4_1), "q4_1"),
+        (lambda w: gguf_roundtrip(w, GGMLQuantizationType.Q8_0), "q8_0"),
+        (lambda w: w.bfloat16().float(), "bf16"),
+    ],
+    ids=["gguf-q4_1", "gguf-q8_0", "bf16"],
+)
+def test_structured_weights_compress_and_decode_to_the_same_bits(make, expected) -> None:
+    weight = make(random_weight(96, 320))
+    found = compressed.compress(weight)
+    assert found is not None and found.format == expected
+    assert torch.equal(compressed.decompress(found).view(torch.int32), weight.view(torch.int32))
+    # the kernel decodes exactly so too: x = I gives the weight back, transposed
+    assert torch.equal(compressed.linear(torch.eye(320), found).t().contiguous(), weight)
+
+
+def test_plain_fp32_weights_stay_dense() -> None:
+    assert compressed.compress(random_weight(64, 128)) is None
+
+
+def test_one_changed_bit_keeps_a_matrix_dense() -> None:
+    weight = gguf_roundtrip(random_weight(64, 128), GGMLQuantizationType.Q4_1)
+    weight.view(torch.int32)[17, 40] ^= 1  # one weight off by one ulp: no block format holds it exactly
+    assert compressed.compress(weight) is None
+
+
+def test_widths_that_are_not_whole_blocks_stay_dense() -> None:
+    assert compressed.compress(random_weight(8, 48).bfloat16().float()) is None
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 5, 8, 33])
+@pytest.mark.parametrize("kind", [GGMLQuantizationType.Q4_1, GGMLQuantizationType.Q8_0])
+def test_compressed_product_equals_dense_product_up_to_fp32_rounding(rows, kind) -> None:
+    weight = gguf_roundtrip(random_weight(37, 64, seed=rows), kind)  # 37 outputs: not a whole tile
+    x = torch.randn(rows, 64, generator=torch.Generator().manual_seed(1))
+    got = compressed.linear(x, compressed.compress(weight))
+    torch.testing.assert_close(got, x @ weight.t(), rtol=1e-5, atol=1e-5)
