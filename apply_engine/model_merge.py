@@ -158,9 +158,7 @@ class ModelMerger:
         ids = ids if isinstance(ids, list) else [ids]
         return {i for i in [*ids, self.target.tokenizer.eos_token_id] if i is not None}
 
-    def drafter(
-        self, prompt: list[int], request: ApplyRequest, prediction: MergeResult, target: Target
-    ) -> Drafter:
+    def drafter(self, prompt: list[int], prediction: MergeResult, target: Target) -> Drafter:
         """Plan first (when the structural merge has one), then lookup, then the draft model."""
         if not self.speculation:
             return NoDrafter()
@@ -172,7 +170,7 @@ class ModelMerger:
         if prediction.merged is not None:
             plan = self.encode(predicted_answer(self.prompt_format, prediction.merged))
             drafters.append(PlanDrafter(plan, self.newlines))
-        drafters.append(LookupDrafter(self.encode(request.original) + self.encode(request.snippet)))
+        drafters.append(LookupDrafter(prompt))  # original and snippet, and the words the model echoes
         if self.draft is not None:
             drafters.append(DraftModelDrafter(HFTarget(self.draft.model), prompt))
         return HybridDrafter(drafters, self.cost)
@@ -215,7 +213,7 @@ class ModelMerger:
             steps = speculative_decode(
                 target,
                 prompt,
-                self.drafter(prompt, request, prediction, target),
+                self.drafter(prompt, prediction, target),
                 budget,
                 stop_ids,
                 max_k=MAX_K[self.target.device.type],

@@ -68,6 +68,18 @@ def test_lookup_proposes_what_followed_the_tail_in_the_source() -> None:
     assert drafter.propose([0, 6, 7, 3, 4], 3) == []
 
 
+def test_lookup_guesses_from_the_last_token_when_no_longer_ngram_matches() -> None:
+    drafter = LookupDrafter([5, 6, 7, 8])
+    assert drafter.propose([0, 6], 2) == [7, 8]
+    assert drafter.propose([0, 6, 3], 2) == []  # 3 is nowhere: no guess
+
+
+def test_lookup_follows_the_occurrence_whose_preceding_tokens_agree_longest() -> None:
+    # [2, 3] occurs twice; the output's [4, 2, 3] matches the second, though the first comes first.
+    drafter = LookupDrafter([1, 2, 3, 9, 4, 2, 3, 8], max_n=2)
+    assert drafter.propose([4, 2, 3], 1) == [8]
+
+
 def test_lookup_also_finds_earlier_output() -> None:
     drafter = LookupDrafter([], min_n=2)
     assert drafter.propose([4, 5, 6, 9], 2) == []
@@ -129,6 +141,27 @@ def test_hybrid_falls_through_to_the_next_drafter_and_names_the_source() -> None
     assert hybrid.last_source == "lookup"
     assert hybrid.propose([7, 8, 9], 8) == []
     assert hybrid.last_source is None
+
+
+class CountingModel:
+    """A costly source (no `cheap`) whose guess, counting up from the last token, always holds."""
+
+    name = "model"
+
+    def propose(self, context: list[int], k: int) -> list[int]:
+        return [context[-1] + i for i in range(1, k + 1)]
+
+
+def test_hybrid_asks_the_draft_model_when_it_beats_a_weak_cheap_guess() -> None:
+    # The lookup always has a guess (after each t came 99) and it is always wrong; with free
+    # verification even a wrong guess "pays", but the draft model's pays more.
+    lookup = LookupDrafter([1, 99, 2, 99, 3, 99, 4, 99])
+    hybrid = HybridDrafter([lookup, CountingModel()], CostCurve.linear(0.0))
+    context = [1]
+    for _ in range(4):
+        draft = hybrid.propose(context, 3)
+        context = [*context, context[-1] + 1]
+    assert hybrid.last_source == "model" and draft == [5, 6, 7]
 
 
 def test_hybrid_drafts_from_the_source_whose_guesses_hold() -> None:

@@ -68,14 +68,13 @@ class Case:
         self.prompt = encode(prompt)
         prediction = merge(fixture.original, fixture.snippet, fixture.language, fixture.path)
         self.plan = encode(predicted_answer(FASTAPPLY, prediction.merged)) if prediction.merged else None
-        self.source = encode(fixture.original) + encode(fixture.snippet)
         self.script = encode(predicted_answer(FASTAPPLY, fixture.expected or ""))
 
     def drafter(
         self, cost: CostCurve, newlines: frozenset[int], draft: Drafter | None = None
     ) -> HybridDrafter:
         drafters: list[Drafter] = [PlanDrafter(self.plan, newlines)] if self.plan else []
-        drafters.append(LookupDrafter(self.source))
+        drafters.append(LookupDrafter(self.prompt))
         return HybridDrafter([*drafters, *([draft] if draft else [])], cost)
 
 

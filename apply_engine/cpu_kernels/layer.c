@@ -64,29 +64,74 @@ static void rotate(float *v, int64_t heads, int64_t hd, const float *cos, const 
     }
 }
 
-/* Row m's query head h over the cache slots 0..pos (its KV head: h / group). out: [head_dim]. */
-static void attend(const float *q, const float *k, const float *v, int64_t visible, int64_t hd,
-                   float scale, float *scores, float *out) {
-    float top = -INFINITY;
-    for (int64_t j = 0; j < visible; j++) {
-        v16f acc = {0};
-        for (int64_t i = 0; i < hd; i += 16) acc += load(q + i) * load(k + j * hd + i);
-        scores[j] = hsum(acc) * scale;
-        top = scores[j] > top ? scores[j] : top;
+/* The 16 horizontal sums of a[0..15] in one vector (lane j: the sum of a[j]'s lanes): each level
+ * adds the two halves of pairs of vectors, interleaving them, until one lane is left per vector. */
+static inline v16f transpose_sum(const v16f a[16]) {
+    v16f b[8], c[4], d[2];
+    for (int i = 0; i < 8; i++)
+        b[i] = __builtin_shufflevector(a[i], a[i + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+               __builtin_shufflevector(a[i], a[i + 8], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    for (int i = 0; i < 4; i++) /* c[i], lanes 4q..4q+3: a[i + 4q] */
+        c[i] = __builtin_shufflevector(b[i], b[i + 4], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27) +
+               __builtin_shufflevector(b[i], b[i + 4], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int i = 0; i < 2; i++) /* d[i], lanes 2p, 2p+1: a[i + 2p] */
+        d[i] = __builtin_shufflevector(c[i], c[i + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) +
+               __builtin_shufflevector(c[i], c[i + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    return __builtin_shufflevector(d[0], d[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30) +
+           __builtin_shufflevector(d[0], d[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+}
+
+#define QB 8 /* the most queries attended together: the ones of a KV head, up to 8 at a time */
+
+/* Attention of qb (<= QB, a constant where inlined) queries that share one KV head: out_i = sum_j softmax_j(q_i . k_j * scale) v_j
+ * over the slots j < visible[i]. k, v: [slots, hd]; scores: qb rows of `padded` floats (the largest
+ * visible rounded up to 16). Each key and value vector is loaded once for all QB queries (the GQA
+ * group's heads of every new token), not once per query. */
+static inline __attribute__((always_inline)) void attend(const float *const *qs, const int64_t *visible,
+                                                        int qb, const float *k, const float *v, int64_t hd,
+                                                        float scale, float *scores, float *const *outs) {
+    int64_t most = 0;
+    for (int i = 0; i < qb; i++) most = visible[i] > most ? visible[i] : most;
+    int64_t padded = (most + 15) / 16 * 16;
+    v16f lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, minus_inf = (v16f){0} - INFINITY;
+    /* 1. scores, 16 slots at a time (a slot past the last visible one repeats it, then is masked) */
+    for (int64_t j0 = 0; j0 < padded; j0 += 16) {
+        const float *kj[16];
+        for (int jj = 0; jj < 16; jj++) kj[jj] = k + (j0 + jj < most ? j0 + jj : most - 1) * hd;
+        for (int i = 0; i < qb; i++) {
+            v16f dots[16] = {{0}};
+            for (int64_t c = 0; c < hd; c += 16) {
+                v16f q = load(qs[i] + c);
+                for (int jj = 0; jj < 16; jj++) dots[jj] += q * load(kj[jj] + c);
+            }
+            v16f s = transpose_sum(dots) * scale;
+            store(scores + i * padded + j0, blend(lane < (float)(visible[i] - j0), s, minus_inf));
+        }
     }
-    int64_t padded = (visible + 15) / 16 * 16;
-    for (int64_t j = visible; j < padded; j++) scores[j] = -INFINITY;
-    v16f total = {0};
-    for (int64_t j = 0; j < padded; j += 16) {
-        v16f e = blend(load(scores + j) > -INFINITY, vexp(load(scores + j) - top), (v16f){0});
-        store(scores + j, e);
-        total += e;
+    /* 2. softmax of each row: exp(s - max) / sum, masked slots 0 */
+    for (int i = 0; i < qb; i++) {
+        float *row = scores + i * padded;
+        v16f top = minus_inf;
+        for (int64_t j = 0; j < padded; j += 16) top = blend(load(row + j) > top, load(row + j), top);
+        float mx = -INFINITY;
+        for (int l = 0; l < 16; l++) mx = top[l] > mx ? top[l] : mx;
+        v16f total = {0};
+        for (int64_t j = 0; j < padded; j += 16) {
+            v16f x = load(row + j), e = blend(x > -INFINITY, vexp(x - mx), (v16f){0});
+            store(row + j, e);
+            total += e;
+        }
+        float sum = hsum(total);
+        for (int64_t j = 0; j < padded; j += 16) store(row + j, load(row + j) / sum);
     }
-    float sum = hsum(total);
-    for (int64_t i = 0; i < hd; i += 16) store(out + i, (v16f){0});
-    for (int64_t j = 0; j < visible; j++) {
-        float p = scores[j] / sum;
-        for (int64_t i = 0; i < hd; i += 16) store(out + i, load(out + i) + p * load(v + j * hd + i));
+    /* 3. out_i = sum_j p_ij v_j: per 16 dims, the QB sums stay in registers over all slots */
+    for (int64_t c = 0; c < hd; c += 16) {
+        v16f o[QB] = {{0}};
+        for (int64_t j = 0; j < most; j++) {
+            v16f vj = load(v + j * hd + c);
+            for (int i = 0; i < qb; i++) o[i] += scores[i * padded + j] * vj;
+        }
+        for (int i = 0; i < qb; i++) store(outs[i] + c, o[i]);
     }
 }
 
@@ -118,12 +163,28 @@ void decode_layers(float *x, int64_t M, const int64_t *positions, const struct l
                 memcpy(ly->v_cache + (g * L + pos) * hd, row + (qh + kvh + g) * hd, sizeof(float) * hd);
             }
         }
-#pragma omp parallel for schedule(static)
-        for (int64_t mh = 0; mh < M * qh; mh++) {
-            int64_t m = mh / qh, h = mh % qh, g = h / group, visible = positions[m] + 1;
-            float scores[(visible + 15) / 16 * 16];
-            attend(qkv + m * width + h * hd, ly->k_cache + g * L * hd, ly->v_cache + g * L * hd, visible,
-                   hd, dims->scale, scores, att + (m * qh + h) * hd);
+        /* the queries of each KV head (its group's heads, for every new token), qb at a time; a
+         * chunk short of qb repeats its first query and drops its output */
+        int64_t per_head = group * M, qb = per_head <= 4 ? 4 : QB, chunks = (per_head + qb - 1) / qb;
+#pragma omp parallel for schedule(dynamic)
+        for (int64_t task = 0; task < kvh * chunks; task++) {
+            int64_t g = task / chunks, first = task % chunks * qb, most = 0, visible[QB];
+            const float *qs[QB];
+            float *outs[QB], spare[hd]; /* a repeated query writes its output here */
+            for (int64_t i = 0; i < qb; i++) {
+                int64_t r = first + i < per_head ? first + i : first, m = r / group, h = g * group + r % group;
+                qs[i] = qkv + m * width + h * hd;
+                outs[i] = first + i < per_head ? att + (m * qh + h) * hd : spare;
+                visible[i] = positions[m] + 1;
+                most = visible[i] > most ? visible[i] : most;
+            }
+            float *scores = malloc(sizeof(float) * qb * ((most + 15) / 16 * 16));
+            const float *k = ly->k_cache + g * L * hd, *v = ly->v_cache + g * L * hd;
+            if (qb == 4)
+                attend(qs, visible, 4, k, v, hd, dims->scale, scores, outs);
+            else
+                attend(qs, visible, QB, k, v, hd, dims->scale, scores, outs);
+            free(scores);
         }
         matmul(att, M, &ly->o, ly->o_bias, delta);
         add(x, delta, M * H);

@@ -5,7 +5,7 @@ the target then emitted, whether or not it was drafted, so each source's accepta
 current. The step drafts from the source with the most expected tokens per second of verification,
 with k chosen from that rate and the measured cost of a pass (`CostCurve`); k = 0 (decode one token
 plainly) wins when no guess is likely enough to pay for the longer pass. The draft model, which costs
-a forward per drafted token, is asked only when no cheap source pays.
+a forward per drafted token, is asked only when its expected yield beats the best cheap guess.
 """
 
 import time
@@ -95,17 +95,17 @@ class HybridDrafter:
             value = tokens_per_second(self.rates[drafter.name].rate, size, self.cost)
             if size > 0 and value > best_value:
                 best, best_value, best_k, self.last_source = guess, value, size, drafter.name
-        if best:
-            return best[:best_k]
-        # 2. otherwise the first costly source (a draft model) whose rate pays for its forwards
+        # 2. a costly source (a draft model) is asked only when its expected yield, its own forwards
+        # counted, beats that guess (or plain decoding)
         for drafter in self.drafters:
             if getattr(drafter, "cheap", False):
                 continue
-            size = choose_k(self.rates[drafter.name].rate, self.cost, k, self.draft_s[drafter.name])
-            if size > 0:
+            rate, draft_s = self.rates[drafter.name].rate, self.draft_s[drafter.name]
+            size = choose_k(rate, self.cost, k, draft_s)
+            if size > 0 and tokens_per_second(rate, size, self.cost, draft_s) > best_value:
                 self.last_source = drafter.name
                 return self.guess(drafter, context, size)[:size]
-        return []
+        return best[:best_k]
 
     def guess(self, drafter: Drafter, context: Sequence[int], k: int) -> list[int]:
         start = time.perf_counter()
