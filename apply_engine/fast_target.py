@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from apply_engine import cpu_kernels
 from apply_engine.compressed import MAX_ROWS, Compressed, compress
 from apply_engine.compressed import linear as compressed_linear
+from apply_engine.drafters.draft_model import common_prefix
 from apply_engine.speculative import HFTarget, Target
 
 SUPPORTED = ("llama", "mistral", "qwen2")
@@ -308,6 +309,9 @@ class FastTarget:
         on_cuda = self.device.type == "cuda"
         self.pad = on_cuda if pad is None else pad
         self.max_len, self.buckets, self.length = max_len, buckets, 0
+        # The tokens whose keys and values fill the first slots, computed for exactly that prefix:
+        # a later prompt that starts with them skips prefilling them (cropping and reset keep them).
+        self.cached: list[int] = []
         room = buckets[-1] if self.pad else 0  # for a padded forward at the end
         cache_len = -(-(max_len + room) // 64) * 64
         heads = config.num_attention_heads
@@ -348,7 +352,7 @@ class FastTarget:
             else:
                 self.block, self.compile_error = block, reason
                 self.prepare(graphs)
-        self.length = 0
+        self.length, self.cached = 0, []
 
     def reset(self) -> None:
         self.length = 0  # stale slots are overwritten before any position attends to them
@@ -362,25 +366,35 @@ class FastTarget:
         if base + n > self.max_len:
             raise ValueError(f"static cache of {self.max_len} tokens is full")
         bucket = next((b for b in self.buckets if b >= n), None) if self.pad else None
+        del self.cached[base:]  # overwritten from here on
         if bucket is None:  # unpadded: a long prefill, or any forward when not padding
             logits = self.unpadded(tokens)
         else:
             logits = self.padded(tokens, bucket)
         self.length = base + n
+        self.cached += tokens
         return logits  # [n, vocab]
 
     @torch.inference_mode()
     def prefill(self, tokens: list[int]) -> None:
         """Fill the cache with `tokens`, skipping their logits (the vocabulary product is about a
-        fifth of a small model's prefill, and the decoding loop reads none of it). A prompt that fits
-        a bucket of a padding target replays that bucket's graph instead, logits and all."""
+        fifth of a small model's prefill, and the decoding loop reads none of it). Leading tokens the
+        cache already holds at these slots (the last prompt's prefix: a shared system prompt, or the
+        same file edited again) are kept, not recomputed. A prompt that fits a bucket of a padding
+        target replays that bucket's graph instead, logits and all."""
+        kept = common_prefix(self.cached[self.length :], tokens)
+        self.length, tokens = self.length + kept, tokens[kept:]
+        if not tokens:
+            return
         if self.pad and len(tokens) <= self.buckets[-1]:
             self.forward(tokens)
             return
         if self.length + len(tokens) > self.max_len:
             raise ValueError(f"static cache of {self.max_len} tokens is full")
+        del self.cached[self.length :]
         self.unpadded(tokens, head=False)
         self.length += len(tokens)
+        self.cached += tokens
 
     def unpadded(self, tokens: list[int], head: bool = True) -> torch.Tensor:
         positions = torch.arange(self.length, self.length + len(tokens), device=self.device)

@@ -171,3 +171,22 @@ def test_speculative_over_c_layers_equals_generate(compressible) -> None:
     assert list(plain_decode(target, prompt, 40, set())) == reference
     assert [t for s in steps for t in s.emitted] == reference
     assert any(s.accepted > 1 for s in steps)
+
+
+def test_a_prompt_sharing_the_last_ones_prefix_prefills_only_the_rest(model, monkeypatch) -> None:
+    first = [(5 * i) % 3000 + 11 for i in range(30)]
+    second = [*first[:18], *[(3 * i) % 2000 + 7 for i in range(10)]]  # the same 18 tokens, then others
+    target = FastTarget(model, max_len=64)
+    target.prefill(first)
+    target.forward([42, 43])  # decoding goes on past the prompt, then a new request starts
+    target.reset()
+    computed = []
+    run = target.run
+    monkeypatch.setattr(
+        target, "run", lambda ids, *args, **kw: computed.append(len(ids)) or run(ids, *args, **kw)
+    )
+    target.prefill(second[:-1])
+    assert computed == [len(second) - 1 - 18] and target.length == len(second) - 1
+    torch.testing.assert_close(
+        target.forward(second[-1:]), reference_logits(model, second)[-1:], rtol=1e-4, atol=1e-4
+    )
