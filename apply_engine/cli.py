@@ -274,6 +274,10 @@ def bench_speed(
     dtype: DtypeOpt = None,
     fixtures: Annotated[Path, typer.Option(help="Fixture directory.")] = Path("fixtures"),
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
+    keep_prefix: Annotated[
+        bool,
+        typer.Option(help="Ours keeps the prompt prefix shared with the previous case, as a server does."),
+    ] = False,
 ) -> None:
     """Greedy vs prompt lookup vs assisted vs ours (tok/s, tau, identical), plus the oracle tau."""
     from apply_engine.bench.speed import main as bench_main
@@ -287,6 +291,7 @@ def bench_speed(
             dtype=dtype,
             fixtures=fixtures,
             json_out=json_out,
+            keep_prefix=keep_prefix,
         )
     except FastApplyError as exc:
         fail(str(exc))

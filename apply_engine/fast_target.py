@@ -357,6 +357,10 @@ class FastTarget:
     def reset(self) -> None:
         self.length = 0  # stale slots are overwritten before any position attends to them
 
+    def forget(self) -> None:
+        """Reset, and prefill the next prompt whole (no prefix kept from earlier ones)."""
+        self.length, self.cached = 0, []
+
     def crop(self, length: int) -> None:
         self.length = min(length, self.length)
 

@@ -5,6 +5,7 @@ import torch
 from helpers_models import round_weights, tiny_model
 
 from apply_engine import cpu_kernels, fast_target
+from apply_engine.compressed import MAX_ROWS
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fast_target import FastTarget, make_target, unsupported_reason
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
@@ -145,16 +146,17 @@ def compressible(request) -> torch.nn.Module:
 
 @needs_kernels
 def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_continue(compressible) -> None:
-    tokens = torch.randint(3, 49000, (60,), generator=torch.Generator().manual_seed(2)).tolist()
-    target = FastTarget(compressible, max_len=96)
+    tokens = torch.randint(3, 49000, (90,), generator=torch.Generator().manual_seed(2)).tolist()
+    target = FastTarget(compressible, max_len=128)
     assert target.native is not None  # every matrix compressed: a forward of a few tokens runs in C
-    prefill = target.forward(tokens[:40])  # more rows than MAX_ROWS: torch's layers fill the cache
-    verify = target.forward(tokens[40:47])  # C layers over the cache torch wrote
-    target.crop(43)
-    after_crop = target.forward(tokens[43:50])
-    one = target.forward(tokens[50:51])
-    got = torch.cat([prefill, verify[:3], after_crop, one])  # the logits of tokens[:51], in order
-    torch.testing.assert_close(got, reference_logits(compressible, tokens[:51]), rtol=1e-4, atol=1e-4)
+    cut = MAX_ROWS + 5
+    prefill = target.forward(tokens[:cut])  # more rows than MAX_ROWS: torch's layers fill the cache
+    verify = target.forward(tokens[cut : cut + 7])  # C layers over the cache torch wrote
+    target.crop(cut + 3)
+    after_crop = target.forward(tokens[cut + 3 : cut + 10])
+    one = target.forward(tokens[cut + 10 : cut + 11])
+    got = torch.cat([prefill, verify[:3], after_crop, one])  # the logits of tokens[: cut + 11], in order
+    torch.testing.assert_close(got, reference_logits(compressible, tokens[: cut + 11]), rtol=1e-4, atol=1e-4)
 
 
 @needs_kernels

@@ -114,8 +114,11 @@ def bench_case(
     eos: int,
     cost: CostCurve,
     newlines: frozenset[int],
+    keep_prefix: bool = False,
 ) -> dict:
-    """Every method on one case; tokens compared with plain greedy."""
+    """Every method on one case; tokens compared with plain greedy. Ours prefills the whole prompt
+    unless `keep_prefix` (then the prefix shared with the previous case's prompt is kept, as a
+    server's pooled target keeps it between requests)."""
     max_k = MAX_K[target.device.type]
     with torch.inference_mode():
         greedy, greedy_s = timed(lambda: hf_generate(target, case.prompt, budget, eos))
@@ -127,6 +130,8 @@ def bench_case(
             assisted, assisted_s = timed(
                 lambda: hf_generate(target, case.prompt, budget, eos, assistant_model=draft.model)
             )
+        if not keep_prefix and hasattr(verifier, "forget"):
+            verifier.forget()
         start = time.perf_counter()
         draft_drafter = DraftModelDrafter(HFTarget(draft.model), case.prompt) if draft else None
         drafter = case.drafter(cost, newlines, draft_drafter)
@@ -209,6 +214,7 @@ def main(
     fixtures: Path = Path("fixtures"),
     json_out: Path | None = None,
     max_new_tokens: int | None = None,
+    keep_prefix: bool = False,
 ) -> dict:
     target = load_model(model, device, dtype)
     draft = load_draft(draft_model, target, device, dtype) if draft_model else None
@@ -226,9 +232,10 @@ def main(
     newlines = newline_tokens(target.tokenizer)
     rows = []
     for case, budget in zip(cases_, budgets, strict=True):
-        rows.append(bench_case(target, verifier, draft, case, budget, eos, cost, newlines))
+        rows.append(bench_case(target, verifier, draft, case, budget, eos, cost, newlines, keep_prefix))
     summary = summarise(rows)
     summary["verifier"] = type(verifier).__name__
+    summary["keep_prefix"] = keep_prefix
     summary["cost_curve_ms"] = milliseconds(cost)
     summary["hf_cost_curve_ms"] = milliseconds(hf_cost)
     print_table(
