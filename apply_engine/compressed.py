@@ -148,10 +148,11 @@ def linear(x: torch.Tensor, c: Compressed) -> torch.Tensor:
     x = x.contiguous()
     y = torch.empty(x.shape[0], c.out_features, dtype=torch.float32)
     args = (x.data_ptr(), x.shape[0], c.in_features, c.out_features, c.q.data_ptr())
-    if c.format == "q4_1":
-        lib.linear_q4_1(*args, c.scale.data_ptr(), c.offset.data_ptr(), y.data_ptr())
-    elif c.format == "q8_0":
-        lib.linear_q8_0(*args, c.scale.data_ptr(), y.data_ptr())
-    else:
-        lib.linear_bf16(*args, y.data_ptr())
+    with cpu_kernels.ONE_AT_A_TIME:
+        if c.format == "q4_1":
+            lib.linear_q4_1(*args, c.scale.data_ptr(), c.offset.data_ptr(), y.data_ptr())
+        elif c.format == "q8_0":
+            lib.linear_q8_0(*args, c.scale.data_ptr(), y.data_ptr())
+        else:
+            lib.linear_bf16(*args, y.data_ptr())
     return y

@@ -61,3 +61,29 @@ def test_compressed_product_equals_dense_product_up_to_fp32_rounding(rows, kind)
     x = torch.randn(rows, 64, generator=torch.Generator().manual_seed(1))
     got = compressed.linear(x, compressed.compress(weight))
     torch.testing.assert_close(got, x @ weight.t(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_failing_build_reports_why_and_leaves_the_dense_kernels(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(cpu_kernels, "_tried", False)
+    monkeypatch.setattr(cpu_kernels, "_library", None)
+    monkeypatch.setenv("FASTAPPLY_CACHE", str(tmp_path))
+    monkeypatch.setenv("CC", "/bin/false")
+    assert cpu_kernels.library() is None
+    assert "/bin/false failed" in cpu_kernels.build_error
+    assert compressed.compress(torch.ones(4, 32)) is None  # the weight stays dense
+
+
+def test_without_kernels_the_target_runs_torch_layers_with_the_same_logits(monkeypatch) -> None:
+    from helpers_models import round_weights, tiny_model
+
+    from apply_engine.fast_target import FastTarget
+
+    model = round_weights(tiny_model("llama", init_range=0.1), "bf16")
+    tokens = [(7 * i) % 3000 + 5 for i in range(12)]
+    native = FastTarget(model, max_len=32)
+    assert native.native is not None
+    expected = native.forward(tokens)
+    monkeypatch.setattr(cpu_kernels, "library", lambda: None)
+    plain = FastTarget(round_weights(tiny_model("llama", init_range=0.1), "bf16"), max_len=32)
+    assert plain.native is None and plain.layers[0].qkv.compressed is None
+    torch.testing.assert_close(plain.forward(tokens), expected, rtol=1e-4, atol=1e-4)

@@ -15,6 +15,7 @@ import os
 import platform
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 from apply_engine.models import cache_root
@@ -22,6 +23,10 @@ from apply_engine.models import cache_root
 HERE = Path(__file__).parent
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 SOURCES = ("kernels.h", "linear.c", "layer.c")
+
+# Calls of concurrent requests run one at a time: each already spreads over every core, and two
+# OpenMP teams on the same cores wait on each other at every barrier.
+ONE_AT_A_TIME = threading.Lock()
 
 _library: ctypes.CDLL | None = None
 _tried = False
@@ -118,6 +123,19 @@ def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     return lib
 
 
+def computes_products(lib: ctypes.CDLL) -> bool:
+    """A product over a small bf16-exact weight agrees with torch's: the build is sound here."""
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    weight = torch.randn(40, 64, generator=generator).bfloat16().float()  # [out, in]
+    x = torch.randn(3, 64, generator=generator)
+    bits = (weight.view(torch.int32) >> 16).to(torch.int16).contiguous()
+    y = torch.empty(3, 40)
+    lib.linear_bf16(x.data_ptr(), 3, 64, 40, bits.data_ptr(), y.data_ptr())
+    return torch.allclose(y, x @ weight.t(), rtol=1e-5, atol=1e-5)
+
+
 def library() -> ctypes.CDLL | None:
     """The compiled kernels, built on the first call; None (see `build_error`) where they cannot be."""
     global _library, _tried, build_error
@@ -135,7 +153,11 @@ def library() -> ctypes.CDLL | None:
         path = library_path(compiler)
         if not path.exists():
             build(compiler, path)
-        _library = declare(ctypes.CDLL(str(path)))
+        lib = declare(ctypes.CDLL(str(path)))
+        if not computes_products(lib):
+            build_error = f"{path} computes wrong products on this machine"
+            return None
+        _library = lib
     except subprocess.CalledProcessError as exc:
         build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"
     except (OSError, subprocess.TimeoutExpired) as exc:
