@@ -16,6 +16,28 @@ def reference_logits(model: torch.nn.Module, tokens: list[int]) -> torch.Tensor:
         return model(torch.tensor([tokens])).logits[0]  # [n, vocab], no cache
 
 
+def generate(model: torch.nn.Module, prompt: list[int], new_tokens: int) -> list[int]:
+    """transformers' own greedy decoding: the reference every target must reproduce."""
+    with torch.inference_mode():
+        out = model.generate(
+            torch.tensor([prompt]), do_sample=False, max_new_tokens=new_tokens, eos_token_id=None
+        )
+    return out[0, len(prompt) :].tolist()
+
+
+def assert_decodes_like(
+    target: FastTarget, prompt: list[int], reference: list[int], wrong_every: int
+) -> None:
+    """Plain and speculative decoding over `target` both give `reference`; the plan drafted from it has
+    every `wrong_every`-th token wrong, and some of it must be accepted."""
+    n = len(reference)
+    plan = [t if i % wrong_every else t + 1 for i, t in enumerate(reference)]
+    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), n, set(), max_k=12))
+    assert list(plain_decode(target, prompt, n, set())) == reference
+    assert [t for s in steps for t in s.emitted] == reference
+    assert any(s.accepted > 1 for s in steps)
+
+
 @pytest.fixture(scope="module", params=["llama", "qwen2"])
 def model(request) -> torch.nn.Module:
     return tiny_model(request.param, init_range=0.1)
@@ -48,18 +70,8 @@ def test_reset_forgets_the_previous_sequence(model) -> None:
 
 def test_speculative_over_fast_target_equals_plain_decode_and_generate(model) -> None:
     prompt = [(13 * i) % 4000 + 5 for i in range(20)]
-    with torch.inference_mode():
-        generated = model.generate(
-            torch.tensor([prompt]), do_sample=False, max_new_tokens=30, eos_token_id=None
-        )
-    reference = generated[0, len(prompt) :].tolist()
     target = FastTarget(model, max_len=128, buckets=(1, 2, 4, 8, 16))
-    plain = list(plain_decode(target, prompt, 30, set()))
-    plan = [t if i % 7 else t + 1 for i, t in enumerate(reference)]  # every 7th token is wrong
-    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 30, set(), max_k=12))
-    assert plain == reference
-    assert [t for s in steps for t in s.emitted] == reference
-    assert any(s.accepted > 1 for s in steps)
+    assert_decodes_like(target, prompt, generate(model, prompt, 30), wrong_every=7)
 
 
 def test_make_target_falls_back_to_transformers_for_other_architectures() -> None:
@@ -162,17 +174,9 @@ def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_con
 @needs_kernels
 def test_speculative_over_c_layers_equals_generate(compressible) -> None:
     prompt = [(17 * i) % 5000 + 5 for i in range(24)]
-    with torch.inference_mode():
-        generated = compressible.generate(
-            torch.tensor([prompt]), do_sample=False, max_new_tokens=40, eos_token_id=None
-        )
-    reference = generated[0, len(prompt) :].tolist()
-    target = FastTarget(compressible, max_len=128)
-    plan = [t if i % 9 else t + 1 for i, t in enumerate(reference)]  # every 9th token is wrong
-    steps = list(speculative_decode(target, prompt, PlanDrafter(plan), 40, set(), max_k=12))
-    assert list(plain_decode(target, prompt, 40, set())) == reference
-    assert [t for s in steps for t in s.emitted] == reference
-    assert any(s.accepted > 1 for s in steps)
+    assert_decodes_like(
+        FastTarget(compressible, max_len=128), prompt, generate(compressible, prompt, 40), wrong_every=9
+    )
 
 
 def test_a_prompt_sharing_the_last_ones_prefix_prefills_only_the_rest(model, monkeypatch) -> None:
