@@ -13,7 +13,7 @@ import torch
 
 from apply_engine.config import EngineConfig
 from apply_engine.drafters.cost import CostCurve, load_curve, measure_cost_curve, save_curve
-from apply_engine.drafters.draft_model import DraftModelDrafter
+from apply_engine.drafters.draft_model import DraftModelDrafter, common_prefix
 from apply_engine.drafters.hybrid import HybridDrafter
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
@@ -89,12 +89,19 @@ def load_draft(spec: str, target: LoadedModel, device: str, dtype: str | None) -
     return draft
 
 
+def forward_kind(target: Target) -> str:
+    """Which forward a target runs: its verify cost curve is measured and kept per kind."""
+    if isinstance(target, FastTarget):
+        return "FastTarget+c-layers" if target.native is not None else "FastTarget"
+    return type(target).__name__
+
+
 def cost_curve(loaded: LoadedModel, target: Target, context: list[int]) -> CostCurve:
     """The verify cost by pass size of `target` (a forward over `loaded`), measured once per model,
     forward, device, dtype and thread count (a few seconds on a CPU) and kept in the user cache."""
     device, max_k = loaded.device, MAX_K[loaded.device.type]
     hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else torch.get_num_threads()
-    key = f"{loaded.name}|{type(target).__name__}|{device}|{loaded.dtype}|{hardware}|{max_k}"
+    key = f"v2|{loaded.name}|{forward_kind(target)}|{device}|{loaded.dtype}|{hardware}|{max_k}"
     path = cache_root() / "cost" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
     curve = load_curve(path)
     if curve is None:
@@ -128,7 +135,7 @@ class ModelMerger:
     temperature: float = 0.0
     max_new_tokens: int | None = None
     seed: int | None = None
-    cost: CostCurve | None = None  # the target's verify cost by pass size, measured on first use
+    costs: dict[str, CostCurve] = field(default_factory=dict)  # forward kind -> verify cost by pass size
     newlines: frozenset[int] | None = None
     fast_target: bool = True  # verify on FastTarget where the model allows; False: transformers' forward
     idle_targets: dict[int, list[Target]] = field(default_factory=dict)  # size -> FastTargets not decoding
@@ -162,8 +169,9 @@ class ModelMerger:
         """Plan first (when the structural merge has one), then lookup, then the draft model."""
         if not self.speculation:
             return NoDrafter()
-        if self.cost is None:  # measured on the request's target, which is reset before decoding
-            self.cost = cost_curve(self.target, target, prompt)
+        kind = forward_kind(target)
+        if kind not in self.costs:  # measured on the request's target, which is reset before decoding
+            self.costs[kind] = cost_curve(self.target, target, prompt)
         if self.newlines is None:
             self.newlines = newline_tokens(self.target.tokenizer)
         drafters: list[Drafter] = []
@@ -173,17 +181,21 @@ class ModelMerger:
         drafters.append(LookupDrafter(prompt))  # original and snippet, and the words the model echoes
         if self.draft is not None:
             drafters.append(DraftModelDrafter(HFTarget(self.draft.model), prompt))
-        return HybridDrafter(drafters, self.cost)
+        return HybridDrafter(drafters, self.costs[kind])
 
-    def acquire_target(self, length: int) -> Target:
+    def acquire_target(self, prompt: list[int], length: int) -> Target:
         """An idle FastTarget of the smallest size that fits `length` (one is built per concurrent
-        request and size, then reused) when the model allows; else transformers' forward."""
+        request and size, then reused) when the model allows; else transformers' forward. Of the idle
+        ones, the one whose cache holds the longest prefix of `prompt` (it prefills only the rest)."""
         size = next((size for size in FAST_SIZES if size >= length), None)
         if not self.fast_target or size is None:
             return HFTarget(self.target.model)
         with self.lock:
-            if self.idle_targets.get(size):
-                return self.idle_targets[size].pop()
+            idle = self.idle_targets.get(size)
+            if idle:
+                best = max(idle, key=lambda t: common_prefix(getattr(t, "cached", ()), prompt))
+                idle.remove(best)
+                return best
         return make_target(self.target.model, size)
 
     def release_target(self, target: Target) -> None:
@@ -208,7 +220,7 @@ class ModelMerger:
         prompt = self.encode(prompt_text)
         budget, stop_ids = self.budget(request), self.stop_ids()
         generator = torch.Generator().manual_seed(self.seed) if self.seed is not None else None
-        target = self.acquire_target(len(prompt) + budget)
+        target = self.acquire_target(prompt, len(prompt) + budget)
         try:  # the target goes back to the pool also when a client leaves mid-stream
             steps = speculative_decode(
                 target,

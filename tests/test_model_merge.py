@@ -77,12 +77,13 @@ def test_smollm2_result_is_the_same_with_and_without_speculation(smollm2, specul
     assert result.engine == "model" and stats.ttft_ms is not None and stats.tok_s > 0
 
 
-def tokens_and_text(m: ModelMerger) -> tuple[list[str], str | None, int | None]:
-    """What a merge streamed, its file (or error) and its token count."""
+def tokens_and_text(m: ModelMerger) -> tuple[str, str | None, int | None]:
+    """What a merge streamed (the text; how it was cut into deltas follows the draft lengths, which
+    follow each forward's measured cost), its file (or error) and its token count."""
     deltas, result = outcome(m)
     if isinstance(result, str):
-        return deltas, result, None
-    return deltas, result.merged, result.stats.output_tokens
+        return "".join(deltas), result, None
+    return "".join(deltas), result.merged, result.stats.output_tokens
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen2"])
@@ -101,3 +102,17 @@ def test_fast_target_gives_the_same_answer_and_is_reused(arch: str) -> None:
         assert len(idle) == 1  # back in the pool after each merge, and taken again
         assert isinstance(idle[0], FastTarget)
     assert plain.idle_targets == {}
+
+
+def test_of_the_idle_targets_the_one_holding_the_prompts_prefix_serves_it() -> None:
+    tiny = tiny_model("llama", seed=3)
+    m = merger(LoadedModel("tiny", tiny, smollm2_tokenizer(), torch.device("cpu"), torch.float32), False)
+    shared = [(7 * i) % 3000 + 5 for i in range(10)]  # a system prompt both requests start with
+    first, second = [*shared, 11, 12, 13, 14], [*shared, 21, 22, 23, 24]  # then two files
+    for prompt in (first, second):  # each idle target last served one of them
+        target = FastTarget(tiny, 2048)
+        target.prefill(prompt)
+        m.release_target(target)
+    for prompt in (second, first):
+        target = m.acquire_target(prompt, len(prompt) + 8)
+        assert target.cached == prompt
