@@ -229,6 +229,8 @@ def main(
     verifier = make_target(target.model, max(longest, len(context) + max_k))
     cost = measure_cost_curve(verifier, context, max_k)
     hf_cost = measure_cost_curve(HFTarget(target.model), context, max_k)
+    if hasattr(verifier, "forget"):
+        verifier.forget()  # the measurement's context is the first case's prompt: not a head start
     newlines = newline_tokens(target.tokenizer)
     rows = []
     for case, budget in zip(cases_, budgets, strict=True):
