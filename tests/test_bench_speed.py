@@ -3,7 +3,7 @@
 import json
 
 from apply_engine.bench.speed import main
-from tests.helpers_models import smollm2_tokenizer, tiny_model
+from tests.helpers_models import round_weights, smollm2_tokenizer, tiny_model
 
 
 def test_bench_speed_reports_identical_outputs_and_the_oracle_tau(tmp_path, repo_root) -> None:
@@ -28,3 +28,18 @@ def test_bench_speed_reports_identical_outputs_and_the_oracle_tau(tmp_path, repo
     assert result["cases"][0]["oracle_exact"]
     assert summary["oracle_tau"] > 2
     assert 0 <= summary["drafting_share"] < 1
+
+
+def test_bench_speed_keeping_prefixes_over_c_layers_stays_identical(tmp_path, repo_root) -> None:
+    model_dir = tmp_path / "tiny-bf16"  # bf16-exact weights: FastTarget runs its C layers
+    round_weights(tiny_model("qwen2", seed=6, init_range=0.3), "bf16").save_pretrained(model_dir)
+    smollm2_tokenizer().save_pretrained(model_dir)
+    result = main(
+        model=str(model_dir),
+        cases=2,
+        device="cpu",
+        fixtures=repo_root / "fixtures",
+        max_new_tokens=16,
+        keep_prefix=True,
+    )
+    assert result["summary"]["identical"] and result["summary"]["keep_prefix"]
