@@ -3,10 +3,10 @@
 `linear.c` multiplies by weights kept in a compressed block format (see apply_engine/compressed.py);
 `layer.c` runs whole decoder layers for a few new tokens over such weights (FastTarget on CPU). The
 library is compiled once per source and machine into the user cache (`-march=native`, so a
-cache shared between machines of different CPUs keys them apart) and linked against the OpenMP
-runtime torch has already loaded, so both share one thread pool. Without a compiler, or when the
-build fails, `library()` returns None with the reason in `build_error`, and callers keep torch's
-dense kernels: slower, never wrong.
+cache shared between machines of different CPUs keys them apart). It links `libgomp.so.1` by name,
+which resolves to the copy torch's CPU wheel has already loaded, so both share one OpenMP thread
+pool. Without a compiler, or when the build fails or computes a wrong product, `library()` returns
+None with the reason in `build_error`, and callers keep torch's dense kernels: slower, never wrong.
 """
 
 import ctypes
@@ -30,6 +30,7 @@ ONE_AT_A_TIME = threading.Lock()
 
 _library: ctypes.CDLL | None = None
 _tried = False
+_building = threading.Lock()
 build_error: str | None = None
 
 
@@ -138,6 +139,13 @@ def computes_products(lib: ctypes.CDLL) -> bool:
 
 def library() -> ctypes.CDLL | None:
     """The compiled kernels, built on the first call; None (see `build_error`) where they cannot be."""
+    if _tried:
+        return _library
+    with _building:  # the first requests may arrive together: one builds, the others wait for it
+        return _load()
+
+
+def _load() -> ctypes.CDLL | None:
     global _library, _tried, build_error
     if _tried:
         return _library
