@@ -196,3 +196,31 @@ def test_a_prompt_sharing_the_last_ones_prefix_prefills_only_the_rest(model, mon
     torch.testing.assert_close(
         target.forward(second[-1:]), reference_logits(model, second)[-1:], rtol=1e-4, atol=1e-4
     )
+
+
+@needs_kernels
+@pytest.mark.parametrize(
+    ("kind", "hidden", "intermediate", "heads"),
+    [("qwen2", 896, 4864, 14), ("llama", 1024, 2816, 8)],
+    ids=["qwen2-0.5b-widths-group-7", "head-dim-128-untied-head"],
+)
+def test_c_layers_at_real_model_widths(kind, hidden, intermediate, heads) -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    config, cls = (Qwen2Config, Qwen2ForCausalLM) if kind == "qwen2" else (LlamaConfig, LlamaForCausalLM)
+    torch.manual_seed(0)
+    model = cls(
+        config(
+            vocab_size=3000, hidden_size=hidden, intermediate_size=intermediate, num_hidden_layers=2,
+            num_attention_heads=heads, num_key_value_heads=2, tie_word_embeddings=kind == "qwen2",
+        )
+    ).float().eval()  # fmt: skip
+    model = round_weights(model, "bf16")
+    tokens = torch.randint(0, 3000, (110,), generator=torch.Generator().manual_seed(1)).tolist()
+    target = FastTarget(model, max_len=256)
+    assert target.native is not None
+    first = target.forward(tokens[:60])  # up to MAX_ROWS new tokens: C layers
+    target.crop(50)
+    rest = target.forward(tokens[50:110])  # hundreds of queries per KV head, attended 8 at a time
+    got = torch.cat([first[:50], rest])
+    torch.testing.assert_close(got, reference_logits(model, tokens), rtol=1e-4, atol=1e-4)
