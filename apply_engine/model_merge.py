@@ -233,7 +233,10 @@ class ModelMerger:
                 generator=generator,
             )
             # 2. decode, streaming text until the closing marker, EOS or the budget
-            text, stats = TextStream(self.target.tokenizer, fmt.answer_close), Stats()
+            text, stats = (
+                TextStream(self.target.tokenizer, fmt.answer_close),
+                Stats(forward=forward_kind(target)),
+            )
             stopped = False
             for step in steps:
                 record(stats, step)
