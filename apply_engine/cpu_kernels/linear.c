@@ -10,8 +10,9 @@
  * d * q is exact in fp32 (at most 11 + 8 significant bits), so decoding rounds once, exactly as
  * the fp32 reference did. Products and sums are fp32; only their order differs from a BLAS.
  *
- * Each output row n decodes its weights once into a buffer, then dots them with up to 4 rows of x
- * at a time: weight traffic is what a one-token forward is bound by, and it shrinks 2-7x.
+ * Each thread takes chunks of output columns; NT weight rows at a time are decoded once into a
+ * buffer and dotted with every row of x, four rows at a time. A one-token forward is bound by weight
+ * traffic, which these formats cut 2-7x against fp32.
  */
 #include "kernels.h"
 
