@@ -138,7 +138,7 @@ class ModelMerger:
     costs: dict[str, CostCurve] = field(default_factory=dict)  # forward kind -> verify cost by pass size
     newlines: frozenset[int] | None = None
     fast_target: bool = True  # verify on FastTarget where the model allows; False: transformers' forward
-    idle_targets: dict[int, list[Target]] = field(default_factory=dict)  # size -> FastTargets not decoding
+    idle_targets: dict[int, list[FastTarget]] = field(default_factory=dict)  # size -> targets not decoding
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -193,7 +193,7 @@ class ModelMerger:
         with self.lock:
             idle = self.idle_targets.get(size)
             if idle:
-                best = max(idle, key=lambda t: common_prefix(getattr(t, "cached", ()), prompt))
+                best = max(idle, key=lambda t: common_prefix(t.cached, prompt))  # all FastTargets
                 idle.remove(best)
                 return best
         return make_target(self.target.model, size)
@@ -233,10 +233,8 @@ class ModelMerger:
                 generator=generator,
             )
             # 2. decode, streaming text until the closing marker, EOS or the budget
-            text, stats = (
-                TextStream(self.target.tokenizer, fmt.answer_close),
-                Stats(forward=forward_kind(target)),
-            )
+            text = TextStream(self.target.tokenizer, fmt.answer_close)
+            stats = Stats(forward=forward_kind(target))
             stopped = False
             for step in steps:
                 record(stats, step)
