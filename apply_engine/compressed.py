@@ -17,6 +17,7 @@ dequantiser did; the products with activations are fp32, summed in another order
 them (differences ~1e-7 relative, the same class as between any two fp32 kernels).
 """
 
+import sys
 from typing import NamedTuple
 
 import torch
@@ -24,11 +25,18 @@ import torch
 from apply_engine import cpu_kernels
 
 BLOCK = 32
-# Rows of x up to which the compressed kernels run (FastTarget's C layers included): a verify pass of
-# the CPU's longest draft (64) and its pending token. Measured on a 2-core Xeon with the stand-in,
-# the C layers beat torch's over oneDNN at every size up to it (65 rows: 131 vs 143 ms); a prefill of
-# hundreds of rows is bound by arithmetic, and oneDNN's dense products do that better.
+# Rows of x up to which the compressed kernels run (FastTarget's C layers included) on a CPU without
+# AMX tiles: a verify pass of the CPU's longest draft (64) and its pending token. Measured on a 2-core
+# Xeon with the stand-in, the C layers beat torch's over oneDNN at every size up to it (65 rows: 131 vs
+# 143 ms); a prefill of hundreds of rows is bound by arithmetic, and oneDNN's dense products do that
+# better in AVX-512. With AMX (cpu_kernels/amx.c) the compressed products win at every size (a
+# 448-token prefill of the stand-in: 330 ms against oneDNN's 465).
 MAX_ROWS = 65
+
+
+def max_rows() -> int:
+    """Rows of x up to which `linear` (and FastTarget's C layers) should run here."""
+    return sys.maxsize if cpu_kernels.amx() else MAX_ROWS
 
 
 class Compressed(NamedTuple):

@@ -32,12 +32,15 @@ import torch
 import torch.nn.functional as F
 
 from apply_engine import cpu_kernels
-from apply_engine.compressed import MAX_ROWS, Compressed, compress
+from apply_engine.compressed import Compressed, compress, max_rows
 from apply_engine.compressed import linear as compressed_linear
 from apply_engine.drafters.draft_model import common_prefix
 from apply_engine.speculative import HFTarget, Target
 
 SUPPORTED = ("llama", "mistral", "qwen2")
+# Rows per call of the C layers: a prefill longer than this runs as slices of it (each slice's
+# buffers stay in cache, and other requests' calls can interleave between slices).
+NATIVE_ROWS = 128
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ATTENTIONS = ("sdpa", "matmul")
 
@@ -118,7 +121,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor | Packed, bias: torch.Tensor | 
     # x: [n, in]; weight: [out, in] -> [n, out]
     if not isinstance(weight, Packed):
         return F.linear(x, weight, bias)
-    if weight.compressed is not None and x.shape[0] <= MAX_ROWS:
+    if weight.compressed is not None and x.shape[0] <= max_rows():
         y = compressed_linear(x, weight.compressed)
         return y if bias is None else y + bias
     return torch.ops.mkldnn._linear_pointwise(x, weight.dense, bias, "none", [], "")
@@ -449,13 +452,15 @@ class FastTarget:
         the last hidden state is returned); attention reads the first `extent` slots (None: all)."""
         # ids, positions: [n] -> logits [n, vocab]
         x = F.embedding(ids, self.embed)  # [n, hidden]
-        if self.native is not None and ids.shape[0] <= MAX_ROWS:
+        if self.native is not None and ids.shape[0] <= max_rows():
             layers, dims = self.native
-            with cpu_kernels.ONE_AT_A_TIME:
-                cpu_kernels.library().decode_layers(
-                    x.data_ptr(), ids.shape[0], positions.data_ptr(), layers, len(layers), dims,
-                    self.cos.data_ptr(), self.sin.data_ptr(),
-                )  # fmt: skip
+            for start in range(0, ids.shape[0], NATIVE_ROWS):  # a long prefill in slices, in order
+                rows = min(NATIVE_ROWS, ids.shape[0] - start)
+                with cpu_kernels.ONE_AT_A_TIME:
+                    cpu_kernels.library().decode_layers(
+                        x[start:].data_ptr(), rows, positions[start:].data_ptr(), layers, len(layers), dims,
+                        self.cos.data_ptr(), self.sin.data_ptr(),
+                    )  # fmt: skip
         else:
             cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
             mask = self.mask(positions, extent)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from apply_engine import cpu_kernels
 from apply_engine.config import EngineConfig
 from apply_engine.drafters.cost import CostCurve, load_curve, measure_cost_curve, save_curve
 from apply_engine.drafters.draft_model import DraftModelDrafter, common_prefix
@@ -92,7 +93,9 @@ def load_draft(spec: str, target: LoadedModel, device: str, dtype: str | None) -
 def forward_kind(target: Target) -> str:
     """Which forward a target runs: its verify cost curve is measured and kept per kind."""
     if isinstance(target, FastTarget):
-        return "FastTarget+c-layers" if target.native is not None else "FastTarget"
+        if target.native is None:
+            return "FastTarget"
+        return "FastTarget+c-layers+amx" if cpu_kernels.amx() else "FastTarget+c-layers"
     return type(target).__name__
 
 
@@ -101,7 +104,8 @@ def cost_curve(loaded: LoadedModel, target: Target, context: list[int]) -> CostC
     forward, device, dtype and thread count (a few seconds on a CPU) and kept in the user cache."""
     device, max_k = loaded.device, MAX_K[loaded.device.type]
     hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else torch.get_num_threads()
-    key = f"v2|{loaded.name}|{forward_kind(target)}|{device}|{loaded.dtype}|{hardware}|{max_k}"
+    kernels = cpu_kernels.build_id() if device.type == "cpu" else ""  # a kernel change re-measures
+    key = f"v3|{loaded.name}|{forward_kind(target)}|{kernels}|{device}|{loaded.dtype}|{hardware}|{max_k}"
     path = cache_root() / "cost" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
     curve = load_curve(path)
     if curve is None:

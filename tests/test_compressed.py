@@ -63,6 +63,38 @@ def test_compressed_product_equals_dense_product_up_to_fp32_rounding(rows, kind)
     torch.testing.assert_close(got, x @ weight.t(), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.skipif(not cpu_kernels.amx(), reason="no AMX tiles on this CPU")
+@pytest.mark.parametrize("rows", [4, 16, 17, 40, 130])
+@pytest.mark.parametrize("kind", ["q4_1", "q8_0", "bf16"])
+def test_amx_products_equal_the_avx512_kernels_up_to_fp32_rounding(rows, kind) -> None:
+    weight = random_weight(48, 96, seed=rows)  # 3 tiles of 16 outputs: an odd one out of the pairs
+    if kind == "bf16":
+        weight = weight.bfloat16().float()
+    else:
+        weight = gguf_roundtrip(weight, getattr(GGMLQuantizationType, kind.upper()))
+    x = torch.randn(rows, 96, generator=torch.Generator().manual_seed(1)) * 3
+    x[0, :5] = torch.tensor([1e-30, -2.5e7, 0.0, -0.0, 1.0 + 2**-23])  # tiny, huge, zeros, all 24 bits
+    found = compressed.compress(weight)
+    assert found is not None and found.format == kind
+    lib = cpu_kernels.library()
+    try:
+        lib.use_amx_from(1 << 40)
+        avx512 = compressed.linear(x, found)
+        lib.use_amx_from(1)
+        amx = compressed.linear(x, found)
+    finally:
+        lib.use_amx_from(cpu_kernels.AMX_ROWS)
+    exact = x.double() @ weight.double().t()
+    # An fp32 dot product's rounding is a few units of 2^-24 times sum_k |x_k w_k|. AMX sums each
+    # block's scaled and offset terms apart, so its unit is each weight's block's largest weight:
+    # the same where weights are alike, larger for one huge activation times a near-zero weight.
+    direct = x.abs().double() @ weight.abs().double().t()
+    block_max = weight.abs().view(48, 3, 32).amax(-1, keepdim=True).expand(48, 3, 32).reshape(48, 96)
+    blockwise = x.abs().double() @ block_max.double().t()
+    assert ((avx512.double() - exact).abs() <= 16 * 2**-24 * direct).all()
+    assert ((amx.double() - exact).abs() <= 16 * 2**-24 * blockwise).all()
+
+
 def test_a_failing_build_reports_why_and_leaves_the_dense_kernels(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(cpu_kernels, "_tried", False)
     monkeypatch.setattr(cpu_kernels, "_library", None)

@@ -7,7 +7,7 @@ from helpers_models import round_weights, tiny_model
 from apply_engine import cpu_kernels, fast_target
 from apply_engine.compressed import MAX_ROWS
 from apply_engine.drafters.plan import PlanDrafter
-from apply_engine.fast_target import FastTarget, make_target, unsupported_reason
+from apply_engine.fast_target import NATIVE_ROWS, FastTarget, make_target, unsupported_reason
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
 
 
@@ -157,18 +157,39 @@ def compressible(request) -> torch.nn.Module:
 
 
 @needs_kernels
-def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_continue(compressible) -> None:
+@pytest.mark.parametrize("prefill_by", ["torch", "c-layers"])
+def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_continue(
+    compressible, prefill_by, monkeypatch
+) -> None:
+    if prefill_by == "torch":  # as without AMX: more rows than MAX_ROWS go through torch's layers
+        monkeypatch.setattr(fast_target, "max_rows", lambda: MAX_ROWS)
+    elif not cpu_kernels.amx():
+        pytest.skip("without AMX tiles a prefill runs through torch's layers")
     tokens = torch.randint(3, 49000, (90,), generator=torch.Generator().manual_seed(2)).tolist()
     target = FastTarget(compressible, max_len=128)
     assert target.native is not None  # every matrix compressed: a forward of a few tokens runs in C
     cut = MAX_ROWS + 5
-    prefill = target.forward(tokens[:cut])  # more rows than MAX_ROWS: torch's layers fill the cache
+    prefill = target.forward(tokens[:cut])  # the cache filled by one path, then C layers go on
     verify = target.forward(tokens[cut : cut + 7])  # C layers over the cache torch wrote
     target.crop(cut + 3)
     after_crop = target.forward(tokens[cut + 3 : cut + 10])
     one = target.forward(tokens[cut + 10 : cut + 11])
     got = torch.cat([prefill, verify[:3], after_crop, one])  # the logits of tokens[: cut + 11], in order
     torch.testing.assert_close(got, reference_logits(compressible, tokens[: cut + 11]), rtol=1e-4, atol=1e-4)
+
+
+@needs_kernels
+def test_a_prefill_longer_than_a_slice_of_c_layers_runs_in_order(compressible) -> None:
+    if not cpu_kernels.amx():
+        pytest.skip("without AMX tiles a prefill runs through torch's layers")
+    tokens = torch.randint(
+        3, 49000, (2 * NATIVE_ROWS + 20,), generator=torch.Generator().manual_seed(3)
+    ).tolist()
+    target = FastTarget(compressible, max_len=len(tokens) + 8)
+    target.prefill(tokens[:-1])  # three slices, each attending to the ones before it
+    torch.testing.assert_close(
+        target.forward(tokens[-1:]), reference_logits(compressible, tokens)[-1:], rtol=1e-4, atol=1e-4
+    )
 
 
 @needs_kernels

@@ -1,6 +1,7 @@
 """C kernels for the CPU target, built on first use with the system C compiler and loaded by ctypes.
 
-`linear.c` multiplies by weights kept in a compressed block format (see apply_engine/compressed.py);
+`linear.c` multiplies by weights kept in a compressed block format (see apply_engine/compressed.py),
+and `amx.c` does the same products for several rows on the AMX tiles of recent Intel Xeons;
 `layer.c` runs whole decoder layers for a few new tokens over such weights (FastTarget on CPU). The
 library is compiled once per source and machine into the user cache (`-march=native`, so a
 cache shared between machines of different CPUs keys them apart). It links `libgomp.so.1` by name,
@@ -22,7 +23,13 @@ from apply_engine.models import cache_root
 
 HERE = Path(__file__).parent
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
-SOURCES = ("kernels.h", "linear.c", "layer.c")
+SOURCES = ("kernels.h", "linear.c", "layer.c", "amx.c")
+
+# Rows of x from which products run on AMX tiles (amx.c) where the CPU has them. A tile holds 16
+# tokens and converting the weights to tiles costs a fixed ~10 ms per pass of the stand-in, so fewer
+# rows go through linear.c: measured there, one pass of 8 tokens costs about the same both ways
+# (~20 ms), one of 16 costs 25 ms on tiles against 33.
+AMX_ROWS = 12
 
 # Calls of concurrent requests run one at a time: each already spreads over every core, and two
 # OpenMP teams on the same cores wait on each other at every barrier.
@@ -119,7 +126,9 @@ def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.linear_q8_0.argtypes = [ptr, size, size, size, ptr, ptr, ptr]
     lib.linear_bf16.argtypes = [ptr, size, size, size, ptr, ptr]
     lib.decode_layers.argtypes = [ptr, size, ptr, ctypes.POINTER(Layer), size, ctypes.POINTER(Dims), ptr, ptr]
-    for fn in (lib.linear_q4_1, lib.linear_q8_0, lib.linear_bf16, lib.decode_layers):
+    lib.use_amx_from.argtypes = [size]
+    lib.amx_available.restype = ctypes.c_int
+    for fn in (lib.linear_q4_1, lib.linear_q8_0, lib.linear_bf16, lib.decode_layers, lib.use_amx_from):
         fn.restype = None
     return lib
 
@@ -135,6 +144,19 @@ def computes_products(lib: ctypes.CDLL) -> bool:
     y = torch.empty(3, 40)
     lib.linear_bf16(x.data_ptr(), 3, 64, 40, bits.data_ptr(), y.data_ptr())
     return torch.allclose(y, x @ weight.t(), rtol=1e-5, atol=1e-5)
+
+
+def amx() -> bool:
+    """Whether products of several rows run on AMX tiles here (cpu_kernels/amx.c): built for a CPU
+    that has them, and granted the tile state by the kernel."""
+    lib = library()
+    return lib is not None and bool(lib.amx_available())
+
+
+def build_id() -> str:
+    """Names the compiled kernels (sources, compiler, flags, CPU); empty when there are none."""
+    lib = library()
+    return Path(lib._name).stem if lib is not None else ""
 
 
 def library() -> ctypes.CDLL | None:
@@ -165,6 +187,7 @@ def _load() -> ctypes.CDLL | None:
         if not computes_products(lib):
             build_error = f"{path} computes wrong products on this machine"
             return None
+        lib.use_amx_from(AMX_ROWS)
         _library = lib
     except subprocess.CalledProcessError as exc:
         build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"

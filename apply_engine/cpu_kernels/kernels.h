@@ -43,4 +43,7 @@ struct matrix {
 /* y[M, N] = x[M, K] @ W^T (+ bias, if not NULL) */
 void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y);
 
+/* The same product on AMX tiles (amx.c); returns 0, computing nothing, where it cannot run. */
+int amx_matmul(const float *x, int64_t M, const struct matrix *W, float *y);
+
 #endif

@@ -55,12 +55,19 @@ static void rms_norm(const float *x, int64_t M, int64_t H, const float *w, float
 /* Rotate each head of `v` (heads x head_dim at row stride) by its position's angles:
  * v * cos + roll(v, head_dim / 2) * signed_sin, where signed_sin = [-sin_1, sin_2]. */
 static void rotate(float *v, int64_t heads, int64_t hd, const float *cos, const float *sin) {
-    int64_t half = hd / 2;
-    float rolled[hd];
+    int64_t half = hd / 2, vectors = half / 16 * 16;
     for (int64_t h = 0; h < heads; h++) {
-        float *x = v + h * hd;
-        for (int64_t i = 0; i < hd; i++) rolled[i] = x[(i + half) % hd];
-        for (int64_t i = 0; i < hd; i++) x[i] = x[i] * cos[i] + rolled[i] * sin[i];
+        float *first = v + h * hd, *second = first + half;
+        for (int64_t i = 0; i < vectors; i += 16) {
+            v16f a = load(first + i), b = load(second + i);
+            store(first + i, a * load(cos + i) + b * load(sin + i));
+            store(second + i, b * load(cos + half + i) + a * load(sin + half + i));
+        }
+        for (int64_t i = vectors; i < half; i++) { /* a head_dim of 16 (tests' tiny models) */
+            float a = first[i], b = second[i];
+            first[i] = a * cos[i] + b * sin[i];
+            second[i] = b * cos[half + i] + a * sin[half + i];
+        }
     }
 }
 

@@ -133,30 +133,36 @@ static void run(const float *x, int64_t M, int64_t K, int64_t N, const struct we
     }
 }
 
-void linear_q4_1(const float *x, int64_t M, int64_t K, int64_t N, const uint8_t *qs, const float *d,
-                 const float *m, float *y) {
-    struct weights W = {qs, d, m};
-    run(x, M, K, N, &W, row_q4_1, y);
-}
+/* Rows of x from which products run on AMX tiles where the CPU has them (amx.c); set from Python
+ * (cpu_kernels.AMX_ROWS), and by tests to compare both kernels. */
+static int64_t amx_rows = INT64_MAX;
 
-void linear_q8_0(const float *x, int64_t M, int64_t K, int64_t N, const int8_t *qs, const float *d,
-                 float *y) {
-    struct weights W = {qs, d, 0};
-    run(x, M, K, N, &W, row_q8_0, y);
-}
-
-void linear_bf16(const float *x, int64_t M, int64_t K, int64_t N, const uint16_t *bits, float *y) {
-    struct weights W = {bits, 0, 0};
-    run(x, M, K, N, &W, row_bf16, y);
-}
+void use_amx_from(int64_t rows) { amx_rows = rows; }
 
 void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y) {
     struct weights w = {W->q, W->d, W->m};
     decode_fn *decode = W->format == Q4_1 ? row_q4_1 : W->format == Q8_0 ? row_q8_0 : row_bf16;
-    run(x, M, W->K, W->N, &w, decode, y);
+    if (M < amx_rows || !amx_matmul(x, M, W, y)) run(x, M, W->K, W->N, &w, decode, y);
     if (bias) {
         for (int64_t i = 0; i < M; i++) {
             for (int64_t n = 0; n < W->N; n++) y[i * W->N + n] += bias[n];
         }
     }
+}
+
+void linear_q4_1(const float *x, int64_t M, int64_t K, int64_t N, const uint8_t *qs, const float *d,
+                 const float *m, float *y) {
+    struct matrix W = {Q4_1, N, K, qs, d, m};
+    matmul(x, M, &W, 0, y);
+}
+
+void linear_q8_0(const float *x, int64_t M, int64_t K, int64_t N, const int8_t *qs, const float *d,
+                 float *y) {
+    struct matrix W = {Q8_0, N, K, qs, d, 0};
+    matmul(x, M, &W, 0, y);
+}
+
+void linear_bf16(const float *x, int64_t M, int64_t K, int64_t N, const uint16_t *bits, float *y) {
+    struct matrix W = {BF16, N, K, bits, 0, 0};
+    matmul(x, M, &W, 0, y);
 }

@@ -1,0 +1,265 @@
+/* y = x @ W^T over compressed weights on Intel AMX tiles: the same fp32 sums as linear.c, faster.
+ *
+ * An AMX tile product multiplies bf16 pairs and adds them into fp32 sums. Neither operand here is
+ * bf16, so each is made so without losing a bit:
+ *   - a weight block's integers are bf16 values exactly, and its scale d (and offset) are applied
+ *     to the block's sums afterwards. q4_1's q in 0..15 are centred first, so that the two sums
+ *     do not cancel (m, the block's minimum, is as large as its largest weights):
+ *         sum_k x_k (d q_k + m) = d * sum_k x_k (q_k - 8) + (m + 8 d) * sum_k x_k;
+ *     q8_0's q in -127..127 need no offset, and a bf16 weight is its own value;
+ *   - an fp32 activation is exactly the sum of three bf16 values (8 + 8 + 8 significant bits), so
+ *     x . q = hi . q + mid . q + lo . q, with every product exact in fp32.
+ * Sums are fp32, as in linear.c, in another order; each block's two terms are at most about its
+ * largest weight times the activations, so the rounding stays that of an fp32 dot product.
+ *
+ * Roles: tile A holds 16 weight rows (output features) of one block of 32 inputs, straight from
+ * the weight's row-major layout; tile B holds the same 32 inputs of 16 tokens, as the hardware
+ * wants them (pairs of inputs, [16 pairs][16 tokens]); tile C = A B is [16 features][16 tokens].
+ * x is split and laid out once per call (it is small); the weights are converted a block row at a
+ * time into a per-thread buffer and used for every tile of tokens.
+ *
+ * Built only where the compiler targets AMX (-march=native on such a CPU); elsewhere, and where
+ * the kernel refuses the tile state, amx_matmul returns 0 and linear.c computes the product.
+ */
+#include "kernels.h"
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
+#include <immintrin.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TILE 16                   /* rows of every tile: output features (A, C) or input pairs (B) */
+#define TILE_WORDS (TILE * BLOCK) /* 16-bit values in a full tile of 16 rows of 64 bytes */
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+/* tile registers (literal numbers: the intrinsics paste them into register names) */
+#define A 0
+#define B_HI 1
+#define B_MID 2
+#define B_LO 3
+#define C 4
+#define A2 5
+#define C2 6
+
+static int usable = -1; /* -1: not asked yet */
+
+/* Linux hands out the tile state only to a process that asks for it (once, for all threads). */
+static int amx_usable(void) {
+    if (usable < 0) usable = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+    return usable;
+}
+
+struct tile_config {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t bytes_per_row[16];
+    uint8_t rows[16];
+};
+
+static void configure_tiles(void) {
+    struct tile_config config = {.palette = 1};
+    for (int t = A; t <= C2; t++) config.bytes_per_row[t] = 64, config.rows[t] = TILE;
+    _tile_loadconfig(&config);
+}
+
+/* 16 rows of 16 dwords -> 16 columns (r[i] lane j becomes r[j] lane i). */
+static void transpose16(__m512i r[16]) {
+    __m512i a[16], b[16];
+    for (int i = 0; i < 8; i++) {
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* b[4i + j], 128-bit lane L: column 4L + j of rows 4i..4i+3 */
+        b[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
+        b[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
+    }
+    for (int j = 0; j < 4; j++) { /* gather lane L of b[j], b[4 + j], b[8 + j], b[12 + j] */
+        __m512i even = _mm512_shuffle_i32x4(b[j], b[4 + j], 0x88), odd = _mm512_shuffle_i32x4(b[j], b[4 + j], 0xDD);
+        __m512i even2 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0x88);
+        __m512i odd2 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0xDD);
+        r[j] = _mm512_shuffle_i32x4(even, even2, 0x88);
+        r[8 + j] = _mm512_shuffle_i32x4(even, even2, 0xDD);
+        r[4 + j] = _mm512_shuffle_i32x4(odd, odd2, 0x88);
+        r[12 + j] = _mm512_shuffle_i32x4(odd, odd2, 0xDD);
+    }
+}
+
+static inline __m512 widen(__m256i bf16) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bf16), 16)); }
+
+/* x [M, K] -> parts: per tile of 16 tokens and block of 32 inputs, three B tiles (hi, mid, lo)
+ * of [16 input pairs][16 tokens] bf16 pairs; sums: per tile and block, each token's sum of its 32
+ * inputs (for q4_1's offsets). Tokens past M are zeros. */
+static void split(const float *x, int64_t M, int64_t K, int64_t tiles, __m512i *parts, __m512 *sums) {
+    int64_t blocks = K / BLOCK;
+#pragma omp parallel for schedule(static)
+    for (int64_t tb = 0; tb < tiles * blocks; tb++) {
+        int64_t t = tb / blocks, b = tb % blocks;
+        __m512i rows[3][TILE];
+        float sum[TILE];
+        for (int64_t i = 0; i < TILE; i++) {
+            int64_t m = t * TILE + i;
+            __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
+            if (m < M) lo = _mm512_loadu_ps(x + m * K + b * BLOCK), hi = _mm512_loadu_ps(x + m * K + b * BLOCK + 16);
+            sum[i] = _mm512_reduce_add_ps(lo + hi);
+            for (int p = 0; p < 3; p++) { /* round to bf16, keep the exact remainder for the next part */
+                __m512i part = (__m512i)_mm512_cvtne2ps_pbh(hi, lo); /* words 0..15: lo, 16..31: hi */
+                rows[p][i] = part;
+                lo -= widen(_mm512_castsi512_si256(part));
+                hi -= widen(_mm512_extracti64x4_epi64(part, 1));
+            }
+        }
+        for (int p = 0; p < 3; p++) {
+            transpose16(rows[p]); /* [token][pair] -> [pair][token] */
+            for (int i = 0; i < TILE; i++) parts[(tb * 3 + p) * TILE + i] = rows[p][i];
+        }
+        sums[tb] = _mm512_loadu_ps(sum);
+    }
+}
+
+/* The q integers of 16 weight rows, block b, as bf16 rows of 32 (the layout of tile A). */
+static void convert_q8_0(const int8_t *q, int64_t K, int64_t b, __m512i *out) {
+    for (int i = 0; i < TILE; i++) {
+        const int8_t *p = q + i * K + b * BLOCK;
+        __m512 lo = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
+        __m512 hi = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 16))));
+        out[i] = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    }
+}
+
+static void convert_q4_1(const uint8_t *q, int64_t K, int64_t b, __m512i lut, __m512i *out) {
+    for (int i = 0; i < TILE; i++) { /* the block's first 16 in the low nibbles */
+        __m256i bytes = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + i * K / 2 + b * BLOCK / 2)));
+        __m512i nibbles = _mm512_inserti64x4(_mm512_castsi256_si512(bytes & _mm256_set1_epi16(15)),
+                                             _mm256_srli_epi16(bytes, 4), 1);
+        out[i] = _mm512_permutexvar_epi16(nibbles, lut);
+    }
+}
+
+/* Tiles C and C2 (for A and A2) each += the sum over the three parts of A B; both chains of
+ * products are issued interleaved, so each hides the other's latency. */
+static inline void dot_parts2(const __m512i *parts) {
+    _tile_loadd(B_HI, parts, 64);
+    _tile_loadd(B_MID, parts + TILE, 64);
+    _tile_loadd(B_LO, parts + 2 * TILE, 64);
+    _tile_dpbf16ps(C, A, B_HI);
+    _tile_dpbf16ps(C2, A2, B_HI);
+    _tile_dpbf16ps(C, A, B_MID);
+    _tile_dpbf16ps(C2, A2, B_MID);
+    _tile_dpbf16ps(C, A, B_LO);
+    _tile_dpbf16ps(C2, A2, B_LO);
+}
+
+/* y[m, n0 + i] = acc[i][m] for the tile's rows of tokens below M. */
+static void write_tile(const float *acc, int64_t rows, int64_t N, int64_t n0, float *y) {
+    __m512i cols[TILE];
+    for (int i = 0; i < TILE; i++) cols[i] = _mm512_load_si512(acc + i * TILE);
+    transpose16(cols);
+    for (int64_t m = 0; m < rows; m++) _mm512_storeu_si512(y + m * N + n0, cols[m]);
+}
+
+/* acc[i] += d[i] * out[i] (+ (m[i] + 8 d[i]) * sums), per row i of a [16 features][16 tokens] block
+ * product (out: over q4_1's centred q - 8). */
+static inline void fold(float *acc, const float *out, const float *d, const float *m, int64_t stride, __m512 sums) {
+    for (int i = 0; i < TILE; i++) {
+        __m512 a = _mm512_fmadd_ps(_mm512_load_ps(out + i * TILE), _mm512_set1_ps(d[i * stride]), _mm512_load_ps(acc + i * TILE));
+        if (m) a = _mm512_fmadd_ps(sums, _mm512_set1_ps(m[i * stride] + 8 * d[i * stride]), a);
+        _mm512_store_ps(acc + i * TILE, a);
+    }
+}
+
+/* The q integers of weight rows n0..n0+15, every block, as tile A rows (bf16). */
+static void convert(const struct matrix *W, int64_t n0, __m512i lut, __m512i *weights) {
+    for (int64_t b = 0; b < W->K / BLOCK; b++) {
+        if (W->format == Q8_0)
+            convert_q8_0((const int8_t *)W->q + n0 * W->K, W->K, b, weights + b * TILE);
+        else
+            convert_q4_1((const uint8_t *)W->q + n0 * W->K / 2, W->K, b, lut, weights + b * TILE);
+    }
+}
+
+/* Output features n0..n0+31 (two groups of 16; n1: the second group's first row, = n0 when there
+ * is no second group and the first is computed twice) for every tile of tokens. */
+static void pair_of_groups(const struct matrix *W, int64_t M, int64_t n0, int64_t n1, const __m512i *parts,
+                           const __m512 *sums, __m512i lut, __m512i *weights, float *y) {
+    int64_t N = W->N, K = W->K, blocks = K / BLOCK, tiles = (M + TILE - 1) / TILE;
+    float out[2][TILE * TILE] __attribute__((aligned(64))), acc[2][TILE * TILE] __attribute__((aligned(64)));
+    if (W->format == BF16) { /* rows are already bf16: tile A loads them in place, no scales */
+        const uint16_t *bits = (const uint16_t *)W->q;
+        for (int64_t t = 0; t < tiles; t++) {
+            _tile_zero(C);
+            _tile_zero(C2);
+            for (int64_t b = 0; b < blocks; b++) {
+                _tile_loadd(A, bits + n0 * K + b * BLOCK, K * 2);
+                _tile_loadd(A2, bits + n1 * K + b * BLOCK, K * 2);
+                dot_parts2(parts + (t * blocks + b) * 3 * TILE);
+            }
+            _tile_stored(C, acc[0], 64);
+            _tile_stored(C2, acc[1], 64);
+            int64_t rows = M - t * TILE < TILE ? M - t * TILE : TILE;
+            write_tile(acc[0], rows, N, n0, y + t * TILE * N);
+            if (n1 != n0) write_tile(acc[1], rows, N, n1, y + t * TILE * N);
+        }
+        return;
+    }
+    __m512i *weights2 = weights + blocks * TILE;
+    convert(W, n0, lut, weights), convert(W, n1, lut, weights2);
+    const float *d = W->d + n0 * blocks, *d2 = W->d + n1 * blocks;
+    const float *m = W->m ? W->m + n0 * blocks : 0, *m2 = W->m ? W->m + n1 * blocks : 0;
+    for (int64_t t = 0; t < tiles; t++) {
+        memset(acc, 0, sizeof acc);
+        for (int64_t b = 0; b < blocks; b++) {
+            _tile_loadd(A, weights + b * TILE, 64);
+            _tile_loadd(A2, weights2 + b * TILE, 64);
+            _tile_zero(C);
+            _tile_zero(C2);
+            dot_parts2(parts + (t * blocks + b) * 3 * TILE);
+            _tile_stored(C, out[0], 64);
+            _tile_stored(C2, out[1], 64);
+            fold(acc[0], out[0], d + b, m ? m + b : 0, blocks, sums[t * blocks + b]);
+            fold(acc[1], out[1], d2 + b, m2 ? m2 + b : 0, blocks, sums[t * blocks + b]);
+        }
+        int64_t rows = M - t * TILE < TILE ? M - t * TILE : TILE;
+        write_tile(acc[0], rows, N, n0, y + t * TILE * N);
+        if (n1 != n0) write_tile(acc[1], rows, N, n1, y + t * TILE * N);
+    }
+}
+
+int amx_available(void) { return amx_usable(); }
+
+int amx_matmul(const float *x, int64_t M, const struct matrix *W, float *y) {
+    int64_t N = W->N, K = W->K, blocks = K / BLOCK, tiles = (M + TILE - 1) / TILE, groups = N / TILE;
+    if (N % TILE || !amx_usable()) return 0;
+    __m512i *parts = aligned_alloc(64, sizeof(__m512i) * tiles * blocks * 3 * TILE);
+    __m512 *sums = aligned_alloc(64, sizeof(__m512) * tiles * blocks);
+    split(x, M, K, tiles, parts, sums);
+    __m512i lut = _mm512_setzero_si512(); /* word i < 16: bf16 bits of q4_1's centred i - 8 */
+    for (int i = 0; i < 16; i++) ((uint16_t *)&lut)[i] = (uint16_t)(*(uint32_t *)&(float){(float)(i - 8)} >> 16);
+#pragma omp parallel
+    {
+        configure_tiles();
+        __m512i *weights = aligned_alloc(64, sizeof(__m512i) * 2 * blocks * TILE);
+#pragma omp for schedule(static)
+        for (int64_t g = 0; g < groups; g += 2) {
+            int64_t n0 = g * TILE, n1 = (g + 1 < groups ? g + 1 : g) * TILE;
+            pair_of_groups(W, M, n0, n1, parts, sums, lut, weights, y);
+        }
+        free(weights);
+        _tile_release();
+    }
+    free(parts), free(sums);
+    return 1;
+}
+
+#else
+
+int amx_available(void) { return 0; }
+
+int amx_matmul(const float *x, int64_t M, const struct matrix *W, float *y) {
+    (void)x, (void)M, (void)W, (void)y;
+    return 0;
+}
+
+#endif
