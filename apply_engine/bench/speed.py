@@ -27,7 +27,7 @@ from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fast_target import make_target
 from apply_engine.fixtures import FixtureCase, load_cases
-from apply_engine.model_merge import MAX_K, load_draft, newline_tokens
+from apply_engine.model_merge import MAX_K, forward_kind, load_draft, newline_tokens
 from apply_engine.models import LoadedModel, load_model
 from apply_engine.prompt import FASTAPPLY, build_prompt, predicted_answer
 from apply_engine.speculative import Drafter, HFTarget, Step, Target, speculative_decode
@@ -236,7 +236,7 @@ def main(
     for case, budget in zip(cases_, budgets, strict=True):
         rows.append(bench_case(target, verifier, draft, case, budget, eos, cost, newlines, keep_prefix))
     summary = summarise(rows)
-    summary["verifier"] = type(verifier).__name__
+    summary["verifier"] = forward_kind(verifier)  # e.g. FastTarget+c-layers+amx: which forward verified
     summary["keep_prefix"] = keep_prefix
     summary["cost_curve_ms"] = milliseconds(cost)
     summary["hf_cost_curve_ms"] = milliseconds(hf_cost)

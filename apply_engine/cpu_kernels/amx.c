@@ -119,22 +119,23 @@ static void split(const float *x, int64_t M, int64_t K, int64_t tiles, __m512i *
     }
 }
 
-/* The q integers of 16 weight rows, block b, as bf16 rows of 32 (the layout of tile A). */
-static void convert_q8_0(const int8_t *q, int64_t K, int64_t b, __m512i *out) {
-    for (int i = 0; i < TILE; i++) {
-        const int8_t *p = q + i * K + b * BLOCK;
+/* One weight row's q integers, every block, as bf16 rows of tile A: out[b * TILE] for block b.
+ * A row at a time reads the weights in order (16 rows at once would be 16 streams to prefetch). */
+static void convert_q8_0(const int8_t *q, int64_t blocks, __m512i *out) {
+    for (int64_t b = 0; b < blocks; b++) {
+        const int8_t *p = q + b * BLOCK;
         __m512 lo = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
         __m512 hi = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p + 16))));
-        out[i] = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+        out[b * TILE] = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
     }
 }
 
-static void convert_q4_1(const uint8_t *q, int64_t K, int64_t b, __m512i lut, __m512i *out) {
-    for (int i = 0; i < TILE; i++) { /* the block's first 16 in the low nibbles */
-        __m256i bytes = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + i * K / 2 + b * BLOCK / 2)));
+static void convert_q4_1(const uint8_t *q, int64_t blocks, __m512i lut, __m512i *out) {
+    for (int64_t b = 0; b < blocks; b++) { /* the block's first 16 in the low nibbles */
+        __m256i bytes = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + b * BLOCK / 2)));
         __m512i nibbles = _mm512_inserti64x4(_mm512_castsi256_si512(bytes & _mm256_set1_epi16(15)),
                                              _mm256_srli_epi16(bytes, 4), 1);
-        out[i] = _mm512_permutexvar_epi16(nibbles, lut);
+        out[b * TILE] = _mm512_permutexvar_epi16(nibbles, lut);
     }
 }
 
@@ -170,13 +171,13 @@ static inline void fold(float *acc, const float *out, const float *d, const floa
     }
 }
 
-/* The q integers of weight rows n0..n0+15, every block, as tile A rows (bf16). */
+/* The q integers of weight rows n0..n0+15 as tile A rows (bf16): weights[b * TILE + i], block b. */
 static void convert(const struct matrix *W, int64_t n0, __m512i lut, __m512i *weights) {
-    for (int64_t b = 0; b < W->K / BLOCK; b++) {
+    for (int64_t i = 0; i < TILE; i++) {
         if (W->format == Q8_0)
-            convert_q8_0((const int8_t *)W->q + n0 * W->K, W->K, b, weights + b * TILE);
+            convert_q8_0((const int8_t *)W->q + (n0 + i) * W->K, W->K / BLOCK, weights + i);
         else
-            convert_q4_1((const uint8_t *)W->q + n0 * W->K / 2, W->K, b, lut, weights + b * TILE);
+            convert_q4_1((const uint8_t *)W->q + (n0 + i) * W->K / 2, W->K / BLOCK, lut, weights + i);
     }
 }
 
