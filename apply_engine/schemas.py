@@ -77,7 +77,7 @@ class Stats(msgspec.Struct):
     tok_s: float | None = None
     drafted: dict[str, int] = msgspec.field(default_factory=dict)  # by source: plan, lookup, model
     accepted: dict[str, int] = msgspec.field(default_factory=dict)
-    # the forward that verified: FastTarget+c-layers, FastTarget or HFTarget (transformers'); None: structural
+    # the forward that verified: FastTarget+c-layers(+amx), FastTarget or HFTarget (transformers'); None: structural
     forward: str | None = None
 
 
