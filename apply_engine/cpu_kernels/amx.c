@@ -34,14 +34,13 @@
 #define ARCH_REQ_XCOMP_PERM 0x1023
 #define XFEATURE_XTILEDATA 18
 
-/* tile registers (literal numbers: the intrinsics paste them into register names) */
+/* Tile registers, literal numbers (the intrinsics paste them into register names): one weight
+ * tile A, the three parts of one block of activations, and the products of four weight tiles. */
 #define A 0
 #define B_HI 1
 #define B_MID 2
 #define B_LO 3
-#define C 4
-#define A2 5
-#define C2 6
+#define GROUPS 4 /* groups of 16 output features whose products share each block's B tiles */
 
 static int usable = -1; /* -1: not asked yet */
 
@@ -59,7 +58,7 @@ struct tile_config {
 
 static void configure_tiles(void) {
     struct tile_config config = {.palette = 1};
-    for (int t = A; t <= C2; t++) config.bytes_per_row[t] = 64, config.rows[t] = TILE;
+    for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = TILE;
     _tile_loadconfig(&config);
 }
 
@@ -139,20 +138,6 @@ static void convert_q4_1(const uint8_t *q, int64_t blocks, __m512i lut, __m512i 
     }
 }
 
-/* Tiles C and C2 (for A and A2) each += the sum over the three parts of A B; both chains of
- * products are issued interleaved, so each hides the other's latency. */
-static inline void dot_parts2(const __m512i *parts) {
-    _tile_loadd(B_HI, parts, 64);
-    _tile_loadd(B_MID, parts + TILE, 64);
-    _tile_loadd(B_LO, parts + 2 * TILE, 64);
-    _tile_dpbf16ps(C, A, B_HI);
-    _tile_dpbf16ps(C2, A2, B_HI);
-    _tile_dpbf16ps(C, A, B_MID);
-    _tile_dpbf16ps(C2, A2, B_MID);
-    _tile_dpbf16ps(C, A, B_LO);
-    _tile_dpbf16ps(C2, A2, B_LO);
-}
-
 /* y[m, n0 + i] = acc[i][m] for the tile's rows of tokens below M. */
 static void write_tile(const float *acc, int64_t rows, int64_t N, int64_t n0, float *y) {
     __m512i cols[TILE];
@@ -171,6 +156,12 @@ static inline void fold(float *acc, const float *out, const float *d, const floa
     }
 }
 
+/* fold() for block b of weight rows n0..n0+15. */
+static inline void fold_block(const struct matrix *W, float *acc, const float *out, int64_t n0, int64_t b, __m512 sums) {
+    int64_t blocks = W->K / BLOCK;
+    fold(acc, out, W->d + n0 * blocks + b, W->m ? W->m + n0 * blocks + b : 0, blocks, sums);
+}
+
 /* The q integers of weight rows n0..n0+15 as tile A rows (bf16): weights[b * TILE + i], block b. */
 static void convert(const struct matrix *W, int64_t n0, __m512i lut, __m512i *weights) {
     for (int64_t i = 0; i < TILE; i++) {
@@ -181,50 +172,82 @@ static void convert(const struct matrix *W, int64_t n0, __m512i lut, __m512i *we
     }
 }
 
-/* Output features n0..n0+31 (two groups of 16; n1: the second group's first row, = n0 when there
- * is no second group and the first is computed twice) for every tile of tokens. */
-static void pair_of_groups(const struct matrix *W, int64_t M, int64_t n0, int64_t n1, const __m512i *parts,
-                           const __m512 *sums, __m512i lut, __m512i *weights, float *y) {
+/* Tile c (+)= tile A, loaded from `a` at `stride` bytes a row, times the three B tiles. */
+#define PRODUCT(c, a, stride, zero)                                                                  \
+    do {                                                                                             \
+        _tile_loadd(A, a, stride);                                                                   \
+        if (zero) _tile_zero(c);                                                                     \
+        _tile_dpbf16ps(c, A, B_HI);                                                                  \
+        _tile_dpbf16ps(c, A, B_MID);                                                                 \
+        _tile_dpbf16ps(c, A, B_LO);                                                                  \
+    } while (0)
+
+/* Output features n[0..3] + 0..15 (four groups of 16; a group may repeat the one before it, which
+ * is then computed again and written once) for every tile of tokens. The three B tiles of each
+ * block are loaded once for all four groups, whose products go to tiles 4..7.
+ *   bf16: tile A loads the weight's rows in place, and each C sums over every block;
+ *   q4_1, q8_0: each block's products leave their tiles and are scaled into fp32 sums. */
+static void four_groups(const struct matrix *W, int64_t M, const int64_t n[GROUPS], const __m512i *parts,
+                        const __m512 *sums, __m512i lut, __m512i *weights, float *y) {
     int64_t N = W->N, K = W->K, blocks = K / BLOCK, tiles = (M + TILE - 1) / TILE;
-    float out[2][TILE * TILE] __attribute__((aligned(64))), acc[2][TILE * TILE] __attribute__((aligned(64)));
-    if (W->format == BF16) { /* rows are already bf16: tile A loads them in place, no scales */
-        const uint16_t *bits = (const uint16_t *)W->q;
-        for (int64_t t = 0; t < tiles; t++) {
-            _tile_zero(C);
-            _tile_zero(C2);
-            for (int64_t b = 0; b < blocks; b++) {
-                _tile_loadd(A, bits + n0 * K + b * BLOCK, K * 2);
-                _tile_loadd(A2, bits + n1 * K + b * BLOCK, K * 2);
-                dot_parts2(parts + (t * blocks + b) * 3 * TILE);
-            }
-            _tile_stored(C, acc[0], 64);
-            _tile_stored(C2, acc[1], 64);
-            int64_t rows = M - t * TILE < TILE ? M - t * TILE : TILE;
-            write_tile(acc[0], rows, N, n0, y + t * TILE * N);
-            if (n1 != n0) write_tile(acc[1], rows, N, n1, y + t * TILE * N);
-        }
-        return;
+    float out[GROUPS][TILE * TILE] __attribute__((aligned(64)));
+    float acc[GROUPS][TILE * TILE] __attribute__((aligned(64)));
+    const uint16_t *bits = (const uint16_t *)W->q;
+    int scaled = W->format != BF16;
+    if (scaled) {
+        for (int g = 0; g < GROUPS; g++) convert(W, n[g], lut, weights + g * blocks * TILE);
     }
-    __m512i *weights2 = weights + blocks * TILE;
-    convert(W, n0, lut, weights), convert(W, n1, lut, weights2);
-    const float *d = W->d + n0 * blocks, *d2 = W->d + n1 * blocks;
-    const float *m = W->m ? W->m + n0 * blocks : 0, *m2 = W->m ? W->m + n1 * blocks : 0;
     for (int64_t t = 0; t < tiles; t++) {
+        const __m512i *p = parts + t * blocks * 3 * TILE;
         memset(acc, 0, sizeof acc);
+        if (!scaled) {
+            _tile_zero(4);
+            _tile_zero(5);
+            _tile_zero(6);
+            _tile_zero(7);
+        }
         for (int64_t b = 0; b < blocks; b++) {
-            _tile_loadd(A, weights + b * TILE, 64);
-            _tile_loadd(A2, weights2 + b * TILE, 64);
-            _tile_zero(C);
-            _tile_zero(C2);
-            dot_parts2(parts + (t * blocks + b) * 3 * TILE);
-            _tile_stored(C, out[0], 64);
-            _tile_stored(C2, out[1], 64);
-            fold(acc[0], out[0], d + b, m ? m + b : 0, blocks, sums[t * blocks + b]);
-            fold(acc[1], out[1], d2 + b, m2 ? m2 + b : 0, blocks, sums[t * blocks + b]);
+            _tile_loadd(B_HI, p + b * 3 * TILE, 64);
+            _tile_loadd(B_MID, p + (b * 3 + 1) * TILE, 64);
+            _tile_loadd(B_LO, p + (b * 3 + 2) * TILE, 64);
+            if (!scaled) {
+                PRODUCT(4, bits + n[0] * K + b * BLOCK, K * 2, 0);
+                PRODUCT(5, bits + n[1] * K + b * BLOCK, K * 2, 0);
+                PRODUCT(6, bits + n[2] * K + b * BLOCK, K * 2, 0);
+                PRODUCT(7, bits + n[3] * K + b * BLOCK, K * 2, 0);
+                continue;
+            }
+            /* each group's last block leaves its tile just before this block's products go in, and is
+             * scaled while the next groups' products run */
+#define SCALED(g, c)                                                                                   \
+    do {                                                                                               \
+        if (b > 0) _tile_stored(c, out[g], 64);                                                        \
+        PRODUCT(c, weights + (g * blocks + b) * TILE, 64, 1);                                          \
+        if (b > 0) fold_block(W, acc[g], out[g], n[g], b - 1, sums[t * blocks + b - 1]);               \
+    } while (0)
+            SCALED(0, 4);
+            SCALED(1, 5);
+            SCALED(2, 6);
+            SCALED(3, 7);
+#undef SCALED
+        }
+        if (scaled) { /* the last block */
+            _tile_stored(4, out[0], 64);
+            _tile_stored(5, out[1], 64);
+            _tile_stored(6, out[2], 64);
+            _tile_stored(7, out[3], 64);
+            for (int g = 0; g < GROUPS; g++) fold_block(W, acc[g], out[g], n[g], blocks - 1, sums[t * blocks + blocks - 1]);
+        }
+        if (!scaled) {
+            _tile_stored(4, acc[0], 64);
+            _tile_stored(5, acc[1], 64);
+            _tile_stored(6, acc[2], 64);
+            _tile_stored(7, acc[3], 64);
         }
         int64_t rows = M - t * TILE < TILE ? M - t * TILE : TILE;
-        write_tile(acc[0], rows, N, n0, y + t * TILE * N);
-        if (n1 != n0) write_tile(acc[1], rows, N, n1, y + t * TILE * N);
+        for (int g = 0; g < GROUPS; g++) {
+            if (g == 0 || n[g] != n[g - 1]) write_tile(acc[g], rows, N, n[g], y + t * TILE * N);
+        }
     }
 }
 
@@ -241,11 +264,12 @@ int amx_matmul(const float *x, int64_t M, const struct matrix *W, float *y) {
 #pragma omp parallel
     {
         configure_tiles();
-        __m512i *weights = aligned_alloc(64, sizeof(__m512i) * 2 * blocks * TILE);
+        __m512i *weights = aligned_alloc(64, sizeof(__m512i) * GROUPS * blocks * TILE);
 #pragma omp for schedule(static)
-        for (int64_t g = 0; g < groups; g += 2) {
-            int64_t n0 = g * TILE, n1 = (g + 1 < groups ? g + 1 : g) * TILE;
-            pair_of_groups(W, M, n0, n1, parts, sums, lut, weights, y);
+        for (int64_t g = 0; g < groups; g += GROUPS) {
+            int64_t n[GROUPS];
+            for (int i = 0; i < GROUPS; i++) n[i] = (g + i < groups ? g + i : groups - 1) * TILE;
+            four_groups(W, M, n, parts, sums, lut, weights, y);
         }
         free(weights);
         _tile_release();
