@@ -237,11 +237,12 @@ def test_c_layers_at_real_model_widths(kind, hidden, intermediate, heads) -> Non
         )
     ).float().eval()  # fmt: skip
     model = round_weights(model, "bf16")
-    tokens = torch.randint(0, 3000, (110,), generator=torch.Generator().manual_seed(1)).tolist()
+    tokens = torch.randint(0, 3000, (111,), generator=torch.Generator().manual_seed(1)).tolist()
     target = FastTarget(model, max_len=256)
     assert target.native is not None
     first = target.forward(tokens[:60])  # up to MAX_ROWS new tokens: C layers
     target.crop(50)
     rest = target.forward(tokens[50:110])  # hundreds of queries per KV head, attended 8 at a time
-    got = torch.cat([first[:50], rest])
+    last = target.forward(tokens[110:])  # one token: its group's queries attended 4 (or 8) at a time
+    got = torch.cat([first[:50], rest, last])
     torch.testing.assert_close(got, reference_logits(model, tokens), rtol=1e-4, atol=1e-4)

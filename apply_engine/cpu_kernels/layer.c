@@ -102,14 +102,23 @@ static inline __attribute__((always_inline)) void attend(const float *const *qs,
     int64_t padded = (most + 15) / 16 * 16;
     v16f lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, minus_inf = (v16f){0} - INFINITY;
     /* 1. scores, 16 slots at a time (a slot past the last visible one repeats it, then is masked) */
+    float tail[16 * hd]; /* the last block's keys, padded by repeating the last visible one */
     for (int64_t j0 = 0; j0 < padded; j0 += 16) {
-        const float *kj[16];
-        for (int jj = 0; jj < 16; jj++) kj[jj] = k + (j0 + jj < most ? j0 + jj : most - 1) * hd;
+        const float *kb = k + j0 * hd; /* 16 keys in consecutive slots: fixed offsets where hd is */
+        if (j0 + 16 > most) {
+            for (int jj = 0; jj < 16; jj++) memcpy(tail + jj * hd, k + (j0 + jj < most ? j0 + jj : most - 1) * hd, sizeof(float) * hd);
+            kb = tail;
+        }
+        /* the keys two blocks on: a pass reads the cache from memory, and the hardware prefetcher
+         * alone leaves these loads waiting */
+        if (j0 + 48 <= most) {
+            for (int64_t c = 0; c < 16 * hd; c += 16) __builtin_prefetch(k + (j0 + 32) * hd + c);
+        }
         for (int i = 0; i < qb; i++) {
             v16f dots[16] = {{0}};
             for (int64_t c = 0; c < hd; c += 16) {
                 v16f q = load(qs[i] + c);
-                for (int jj = 0; jj < 16; jj++) dots[jj] += q * load(kj[jj] + c);
+                for (int jj = 0; jj < 16; jj++) dots[jj] += q * load(kb + jj * hd + c);
             }
             v16f s = transpose_sum(dots) * scale;
             store(scores + i * padded + j0, blend(lane < (float)(visible[i] - j0), s, minus_inf));
@@ -131,14 +140,25 @@ static inline __attribute__((always_inline)) void attend(const float *const *qs,
         float sum = hsum(total);
         for (int64_t j = 0; j < padded; j += 16) store(row + j, load(row + j) / sum);
     }
-    /* 3. out_i = sum_j p_ij v_j: per 16 dims, the QB sums stay in registers over all slots */
-    for (int64_t c = 0; c < hd; c += 16) {
-        v16f o[QB] = {{0}};
+    /* 3. out_i = sum_j p_ij v_j: per 32 dims, the 2 QB sums stay in registers over all slots, each
+     * value row read in order (with the rows 16 on prefetched) */
+    for (int64_t c = 0; c < hd; c += 32) {
+        int wide = c + 32 <= hd; /* else the last 16 dims (a head_dim of 16 or 48) */
+        v16f o[QB], o2[QB];
+        for (int i = 0; i < qb; i++) o[i] = o2[i] = (v16f){0};
         for (int64_t j = 0; j < most; j++) {
-            v16f vj = load(v + j * hd + c);
-            for (int i = 0; i < qb; i++) o[i] += scores[i * padded + j] * vj;
+            const float *vj = v + j * hd + c;
+            __builtin_prefetch(vj + 16 * hd), __builtin_prefetch(vj + 16 * hd + 16);
+            v16f lo = load(vj), hi = wide ? load(vj + 16) : (v16f){0};
+            for (int i = 0; i < qb; i++) {
+                float p = scores[i * padded + j];
+                o[i] += p * lo, o2[i] += p * hi;
+            }
         }
-        for (int i = 0; i < qb; i++) store(outs[i] + c, o[i]);
+        for (int i = 0; i < qb; i++) {
+            store(outs[i] + c, o[i]);
+            if (wide) store(outs[i] + c + 16, o2[i]);
+        }
     }
 }
 
@@ -187,7 +207,16 @@ void decode_layers(float *x, int64_t M, const int64_t *positions, const struct l
             }
             float *scores = malloc(sizeof(float) * qb * ((most + 15) / 16 * 16));
             const float *k = ly->k_cache + g * L * hd, *v = ly->v_cache + g * L * hd;
-            if (qb == 4)
+            /* constant head widths and query counts, so that attend's loops unroll with fixed offsets */
+            if (hd == 64 && qb == 4)
+                attend(qs, visible, 4, k, v, 64, dims->scale, scores, outs);
+            else if (hd == 64)
+                attend(qs, visible, QB, k, v, 64, dims->scale, scores, outs);
+            else if (hd == 128 && qb == 4)
+                attend(qs, visible, 4, k, v, 128, dims->scale, scores, outs);
+            else if (hd == 128)
+                attend(qs, visible, QB, k, v, 128, dims->scale, scores, outs);
+            else if (qb == 4)
                 attend(qs, visible, 4, k, v, hd, dims->scale, scores, outs);
             else
                 attend(qs, visible, QB, k, v, hd, dims->scale, scores, outs);
