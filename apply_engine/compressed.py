@@ -30,7 +30,7 @@ BLOCK = 32
 # Xeon with the stand-in, the C layers beat torch's over oneDNN at every size up to it (65 rows: 131 vs
 # 143 ms); a prefill of hundreds of rows is bound by arithmetic, and oneDNN's dense products do that
 # better in AVX-512. With AMX (cpu_kernels/amx.c) the compressed products win at every size (a
-# 448-token prefill of the stand-in: 330 ms against oneDNN's 465).
+# 448-token prefill of the stand-in: ~280 ms against oneDNN's ~470).
 MAX_ROWS = 65
 
 

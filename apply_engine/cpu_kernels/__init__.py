@@ -26,9 +26,9 @@ FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 SOURCES = ("kernels.h", "linear.c", "layer.c", "amx.c")
 
 # Rows of x from which products run on AMX tiles (amx.c) where the CPU has them. A tile holds 16
-# tokens and converting the weights to tiles costs a fixed ~10 ms per pass of the stand-in, so fewer
-# rows go through linear.c: measured there, one pass of 8 tokens costs about the same both ways
-# (~20 ms), one of 16 costs 25 ms on tiles against 33.
+# tokens, and converting the weights to bf16 rows is a fixed cost, so fewer rows go through linear.c.
+# Measured with the stand-in (2-core Xeon): a pass of 8 tokens costs ~19 ms both ways, one of 16
+# costs 23 ms on tiles against 33.
 AMX_ROWS = 12
 
 # Calls of concurrent requests run one at a time: each already spreads over every core, and two

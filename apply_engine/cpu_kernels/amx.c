@@ -12,11 +12,13 @@
  * Sums are fp32, as in linear.c, in another order; each block's two terms are at most about its
  * largest weight times the activations, so the rounding stays that of an fp32 dot product.
  *
- * Roles: tile A holds 16 weight rows (output features) of one block of 32 inputs, straight from
- * the weight's row-major layout; tile B holds the same 32 inputs of 16 tokens, as the hardware
- * wants them (pairs of inputs, [16 pairs][16 tokens]); tile C = A B is [16 features][16 tokens].
- * x is split and laid out once per call (it is small); the weights are converted a block row at a
- * time into a per-thread buffer and used for every tile of tokens.
+ * Roles: tile A holds 16 weight rows (output features) of one block of 32 inputs; tile B holds
+ * the same 32 inputs of 16 tokens, as the hardware wants them (pairs of inputs, [16 pairs][16
+ * tokens]); tile C = A B is [16 features][16 tokens]. x is split and laid out once per call (it is
+ * small). Each thread takes four groups of 16 weight rows at a time, converts their integers to
+ * bf16 rows in a buffer (bf16 weights are loaded in place), and runs them against every tile of
+ * tokens: the three B tiles of a block are loaded once for the four groups, whose products go to
+ * four C tiles.
  *
  * Built only where the compiler targets AMX (-march=native on such a CPU); elsewhere, and where
  * the kernel refuses the tile state, amx_matmul returns 0 and linear.c computes the product.
@@ -30,7 +32,6 @@
 #include <unistd.h>
 
 #define TILE 16                   /* rows of every tile: output features (A, C) or input pairs (B) */
-#define TILE_WORDS (TILE * BLOCK) /* 16-bit values in a full tile of 16 rows of 64 bytes */
 #define ARCH_REQ_XCOMP_PERM 0x1023
 #define XFEATURE_XTILEDATA 18
 
