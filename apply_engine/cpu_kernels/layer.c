@@ -71,23 +71,6 @@ static void rotate(float *v, int64_t heads, int64_t hd, const float *cos, const 
     }
 }
 
-/* The 16 horizontal sums of a[0..15] in one vector (lane j: the sum of a[j]'s lanes): each level
- * adds the two halves of pairs of vectors, interleaving them, until one lane is left per vector. */
-static inline v16f transpose_sum(const v16f a[16]) {
-    v16f b[8], c[4], d[2];
-    for (int i = 0; i < 8; i++)
-        b[i] = __builtin_shufflevector(a[i], a[i + 8], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-               __builtin_shufflevector(a[i], a[i + 8], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    for (int i = 0; i < 4; i++) /* c[i], lanes 4q..4q+3: a[i + 4q] */
-        c[i] = __builtin_shufflevector(b[i], b[i + 4], 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27) +
-               __builtin_shufflevector(b[i], b[i + 4], 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    for (int i = 0; i < 2; i++) /* d[i], lanes 2p, 2p+1: a[i + 2p] */
-        d[i] = __builtin_shufflevector(c[i], c[i + 2], 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) +
-               __builtin_shufflevector(c[i], c[i + 2], 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-    return __builtin_shufflevector(d[0], d[1], 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30) +
-           __builtin_shufflevector(d[0], d[1], 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-}
-
 #define QB 8 /* the most queries attended together: the ones of a KV head, up to 8 at a time */
 
 /* Attention of qb (<= QB, a constant where inlined) queries that share one KV head: out_i = sum_j softmax_j(q_i . k_j * scale) v_j

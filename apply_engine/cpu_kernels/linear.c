@@ -65,17 +65,18 @@ static void dot_tile(const float *x, int64_t M, int64_t K, const float *w, float
     int64_t m = 0;
     for (; m + 4 <= M; m += 4) {
         const float *x0 = x + m * K, *x1 = x0 + K, *x2 = x1 + K, *x3 = x2 + K;
-        v16f s[4][4] = {{{0}}};
+        v16f s[16] = {{0}}; /* s[4 r + t]: row r of x times weight row t */
         for (int64_t k = 0; k < K; k += 16) {
             v16f p0 = load(w0 + k), p1 = load(w1 + k), p2 = load(w2 + k), p3 = load(w3 + k);
             v16f u0 = load(x0 + k), u1 = load(x1 + k), u2 = load(x2 + k), u3 = load(x3 + k);
-            s[0][0] += u0 * p0, s[0][1] += u0 * p1, s[0][2] += u0 * p2, s[0][3] += u0 * p3;
-            s[1][0] += u1 * p0, s[1][1] += u1 * p1, s[1][2] += u1 * p2, s[1][3] += u1 * p3;
-            s[2][0] += u2 * p0, s[2][1] += u2 * p1, s[2][2] += u2 * p2, s[2][3] += u2 * p3;
-            s[3][0] += u3 * p0, s[3][1] += u3 * p1, s[3][2] += u3 * p2, s[3][3] += u3 * p3;
+            s[0] += u0 * p0, s[1] += u0 * p1, s[2] += u0 * p2, s[3] += u0 * p3;
+            s[4] += u1 * p0, s[5] += u1 * p1, s[6] += u1 * p2, s[7] += u1 * p3;
+            s[8] += u2 * p0, s[9] += u2 * p1, s[10] += u2 * p2, s[11] += u2 * p3;
+            s[12] += u3 * p0, s[13] += u3 * p1, s[14] += u3 * p2, s[15] += u3 * p3;
         }
+        v16f sums = transpose_sum(s); /* the 16 horizontal sums at once, not one hsum each */
         for (int r = 0; r < 4; r++) {
-            for (int t = 0; t < NT; t++) out[(m + r) * CHUNK + t] = hsum(s[r][t]);
+            for (int t = 0; t < NT; t++) out[(m + r) * CHUNK + t] = sums[4 * r + t];
         }
     }
     for (; m < M; m++) {
