@@ -238,8 +238,7 @@ static void four_groups(const struct matrix *W, int64_t M, const int64_t n[GROUP
             _tile_stored(6, out[2], 64);
             _tile_stored(7, out[3], 64);
             for (int g = 0; g < GROUPS; g++) fold_block(W, acc[g], out[g], n[g], blocks - 1, sums[t * blocks + blocks - 1]);
-        }
-        if (!scaled) {
+        } else { /* the sums over every block */
             _tile_stored(4, acc[0], 64);
             _tile_stored(5, acc[1], 64);
             _tile_stored(6, acc[2], 64);
