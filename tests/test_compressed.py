@@ -1,5 +1,9 @@
 """Weights are stored compressed only when every one decodes to its own bits; products stay fp32."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -119,3 +123,10 @@ def test_without_kernels_the_target_runs_torch_layers_with_the_same_logits(monke
     plain = FastTarget(round_weights(tiny_model("llama", init_range=0.1), "bf16"), max_len=32)
     assert plain.native is None and plain.layers[0].qkv.compressed is None
     torch.testing.assert_close(plain.forward(tokens), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_fastapply_no_amx_keeps_products_off_the_tiles() -> None:
+    code = "from apply_engine import cpu_kernels; print(cpu_kernels.library() is not None, cpu_kernels.amx())"
+    env = {**os.environ, "FASTAPPLY_NO_AMX": "1"}
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert found.stdout.split() == ["True", "False"]

@@ -148,9 +148,9 @@ def computes_products(lib: ctypes.CDLL) -> bool:
 
 def amx() -> bool:
     """Whether products of several rows run on AMX tiles here (cpu_kernels/amx.c): built for a CPU
-    that has them, and granted the tile state by the kernel."""
+    that has them, granted the tile state by the kernel, and not turned off by FASTAPPLY_NO_AMX."""
     lib = library()
-    return lib is not None and bool(lib.amx_available())
+    return lib is not None and not os.environ.get("FASTAPPLY_NO_AMX") and bool(lib.amx_available())
 
 
 def build_id() -> str:
@@ -187,8 +187,8 @@ def _load() -> ctypes.CDLL | None:
         if not computes_products(lib):
             build_error = f"{path} computes wrong products on this machine"
             return None
-        lib.use_amx_from(AMX_ROWS)
         _library = lib
+        lib.use_amx_from(AMX_ROWS if amx() else 1 << 62)
     except subprocess.CalledProcessError as exc:
         build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"
     except (OSError, subprocess.TimeoutExpired) as exc:
