@@ -7,7 +7,7 @@ import torch
 
 from apply_engine.drafters.lookup import LookupDrafter
 from apply_engine.speculative import plain_decode, speculative_decode
-from apply_engine.verify import greedy_accept, sample_accept
+from apply_engine.verify import argmax_rows, greedy_accept, sample_accept
 from tests.helpers_models import MarkovTarget
 
 # chi-square critical values at p = 0.001 by degrees of freedom: a correct sampler fails 1 in 1000.
@@ -76,3 +76,9 @@ def test_plain_sampling_is_reproducible_with_a_seed() -> None:
         return list(plain_decode(MarkovTarget(table), [0], 20, set(), temperature=0.8, generator=generator))
 
     assert run() == run()
+
+
+def test_argmax_rows_breaks_ties_like_torch_argmax() -> None:
+    logits = torch.randint(0, 4, (64, 300), generator=torch.Generator().manual_seed(0)).float()  # many ties
+    assert argmax_rows(logits) == logits.argmax(dim=-1).tolist()
+    assert argmax_rows(logits.bfloat16()) == logits.argmax(dim=-1).tolist()
