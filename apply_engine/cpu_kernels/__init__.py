@@ -36,6 +36,7 @@ AMX_ROWS = 12
 ONE_AT_A_TIME = threading.Lock()
 
 _library: ctypes.CDLL | None = None
+_built: Path | None = None  # the loaded library's file
 _tried = False
 _building = threading.Lock()
 build_error: str | None = None
@@ -155,8 +156,7 @@ def amx() -> bool:
 
 def build_id() -> str:
     """Names the compiled kernels (sources, compiler, flags, CPU); empty when there are none."""
-    lib = library()
-    return Path(lib._name).stem if lib is not None else ""
+    return _built.stem if library() is not None and _built is not None else ""
 
 
 def library() -> ctypes.CDLL | None:
@@ -168,7 +168,7 @@ def library() -> ctypes.CDLL | None:
 
 
 def _load() -> ctypes.CDLL | None:
-    global _library, _tried, build_error
+    global _library, _built, _tried, build_error
     if _tried:
         return _library
     _tried = True
@@ -187,7 +187,7 @@ def _load() -> ctypes.CDLL | None:
         if not computes_products(lib):
             build_error = f"{path} computes wrong products on this machine"
             return None
-        _library = lib
+        _library, _built = lib, path
         lib.use_amx_from(AMX_ROWS if amx() else 1 << 62)
     except subprocess.CalledProcessError as exc:
         build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"
