@@ -150,17 +150,18 @@ def decompress(c: Compressed) -> torch.Tensor:
     return (q * c.scale[..., None] + c.offset[..., None]).view(c.out_features, c.in_features)
 
 
+def matrix(c: Compressed) -> cpu_kernels.Matrix:
+    """`c` as the kernels take it (struct matrix; the tensors must outlive it)."""
+    scale, offset = (None if t is None else t.data_ptr() for t in (c.scale, c.offset))
+    return cpu_kernels.Matrix(
+        cpu_kernels.FORMATS[c.format], c.out_features, c.in_features, c.q.data_ptr(), scale, offset
+    )
+
+
 def linear(x: torch.Tensor, c: Compressed) -> torch.Tensor:
     # x: [n, in] fp32 -> [n, out]
-    lib = cpu_kernels.library()
     x = x.contiguous()
     y = torch.empty(x.shape[0], c.out_features, dtype=torch.float32)
-    args = (x.data_ptr(), x.shape[0], c.in_features, c.out_features, c.q.data_ptr())
     with cpu_kernels.ONE_AT_A_TIME:
-        if c.format == "q4_1":
-            lib.linear_q4_1(*args, c.scale.data_ptr(), c.offset.data_ptr(), y.data_ptr())
-        elif c.format == "q8_0":
-            lib.linear_q8_0(*args, c.scale.data_ptr(), y.data_ptr())
-        else:
-            lib.linear_bf16(*args, y.data_ptr())
+        cpu_kernels.library().matmul(x.data_ptr(), x.shape[0], matrix(c), None, y.data_ptr())
     return y

@@ -37,6 +37,7 @@ ONE_AT_A_TIME = threading.Lock()
 
 _library: ctypes.CDLL | None = None
 _built: Path | None = None  # the loaded library's file
+_amx = False  # products of AMX_ROWS or more rows run on AMX tiles
 _tried = False
 _building = threading.Lock()
 build_error: str | None = None
@@ -74,6 +75,9 @@ def build(compiler: str, path: Path) -> None:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+FORMATS = {"q4_1": 0, "q8_0": 1, "bf16": 2}  # enum format in kernels.h
 
 
 class Matrix(ctypes.Structure):
@@ -123,13 +127,11 @@ class Dims(ctypes.Structure):
 
 def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     ptr, size = ctypes.c_void_p, ctypes.c_int64
-    lib.linear_q4_1.argtypes = [ptr, size, size, size, ptr, ptr, ptr, ptr]
-    lib.linear_q8_0.argtypes = [ptr, size, size, size, ptr, ptr, ptr]
-    lib.linear_bf16.argtypes = [ptr, size, size, size, ptr, ptr]
+    lib.matmul.argtypes = [ptr, size, ctypes.POINTER(Matrix), ptr, ptr]
     lib.decode_layers.argtypes = [ptr, size, ptr, ctypes.POINTER(Layer), size, ctypes.POINTER(Dims), ptr, ptr]
     lib.use_amx_from.argtypes = [size]
     lib.amx_available.restype = ctypes.c_int
-    for fn in (lib.linear_q4_1, lib.linear_q8_0, lib.linear_bf16, lib.decode_layers, lib.use_amx_from):
+    for fn in (lib.matmul, lib.decode_layers, lib.use_amx_from):
         fn.restype = None
     return lib
 
@@ -143,15 +145,17 @@ def computes_products(lib: ctypes.CDLL) -> bool:
     x = torch.randn(3, 64, generator=generator)
     bits = (weight.view(torch.int32) >> 16).to(torch.int16).contiguous()
     y = torch.empty(3, 40)
-    lib.linear_bf16(x.data_ptr(), 3, 64, 40, bits.data_ptr(), y.data_ptr())
+    lib.matmul(
+        x.data_ptr(), 3, Matrix(FORMATS["bf16"], 40, 64, bits.data_ptr(), None, None), None, y.data_ptr()
+    )
     return torch.allclose(y, x @ weight.t(), rtol=1e-5, atol=1e-5)
 
 
 def amx() -> bool:
     """Whether products of several rows run on AMX tiles here (cpu_kernels/amx.c): built for a CPU
-    that has them, granted the tile state by the kernel, and not turned off by FASTAPPLY_NO_AMX."""
-    lib = library()
-    return lib is not None and not os.environ.get("FASTAPPLY_NO_AMX") and bool(lib.amx_available())
+    that has them, granted the tile state by the kernel, and not turned off by FASTAPPLY_NO_AMX
+    (all decided when the library loads)."""
+    return library() is not None and _amx
 
 
 def build_id() -> str:
@@ -168,7 +172,7 @@ def library() -> ctypes.CDLL | None:
 
 
 def _load() -> ctypes.CDLL | None:
-    global _library, _built, _tried, build_error
+    global _library, _built, _amx, _tried, build_error
     if _tried:
         return _library
     _tried = True
@@ -188,7 +192,8 @@ def _load() -> ctypes.CDLL | None:
             build_error = f"{path} computes wrong products on this machine"
             return None
         _library, _built = lib, path
-        lib.use_amx_from(AMX_ROWS if amx() else 1 << 62)
+        _amx = not os.environ.get("FASTAPPLY_NO_AMX") and bool(lib.amx_available())
+        lib.use_amx_from(AMX_ROWS if _amx else 1 << 62)
     except subprocess.CalledProcessError as exc:
         build_error = f"{compiler} failed: {exc.stderr.decode(errors='replace')[-300:]}"
     except (OSError, subprocess.TimeoutExpired) as exc:

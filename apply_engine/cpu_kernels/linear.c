@@ -94,29 +94,24 @@ static void dot_tile(const float *x, int64_t M, int64_t K, const float *w, float
     }
 }
 
-struct weights {
-    const void *q;
-    const float *d, *m;
-};
+typedef void decode_fn(const struct matrix *W, int64_t n, int64_t K, float *w);
 
-typedef void decode_fn(const struct weights *W, int64_t n, int64_t K, float *w);
-
-static void row_q4_1(const struct weights *W, int64_t n, int64_t K, float *w) {
+static void row_q4_1(const struct matrix *W, int64_t n, int64_t K, float *w) {
     decode_q4_1((const uint8_t *)W->q + n * K / 2, W->d + n * K / BLOCK, W->m + n * K / BLOCK, K, w);
 }
 
-static void row_q8_0(const struct weights *W, int64_t n, int64_t K, float *w) {
+static void row_q8_0(const struct matrix *W, int64_t n, int64_t K, float *w) {
     decode_q8_0((const int8_t *)W->q + n * K, W->d + n * K / BLOCK, K, w);
 }
 
-static void row_bf16(const struct weights *W, int64_t n, int64_t K, float *w) {
+static void row_bf16(const struct matrix *W, int64_t n, int64_t K, float *w) {
     decode_bf16((const uint16_t *)W->q + n * K, K, w);
 }
 
 /* Columns are split between threads in chunks; each chunk decodes NT weight rows at a time (a row
  * past N repeats the last one, its sums dropped) and writes y a whole chunk-row at a time. */
-static void run(const float *x, int64_t M, int64_t K, int64_t N, const struct weights *W,
-                decode_fn *decode, float *y) {
+static void run(const float *x, int64_t M, const struct matrix *W, decode_fn *decode, float *y) {
+    int64_t K = W->K, N = W->N;
     int64_t chunks = (N + CHUNK - 1) / CHUNK;
 #pragma omp parallel
     {
@@ -141,29 +136,11 @@ static int64_t amx_rows = INT64_MAX;
 void use_amx_from(int64_t rows) { amx_rows = rows; }
 
 void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y) {
-    struct weights w = {W->q, W->d, W->m};
     decode_fn *decode = W->format == Q4_1 ? row_q4_1 : W->format == Q8_0 ? row_q8_0 : row_bf16;
-    if (M < amx_rows || !amx_matmul(x, M, W, y)) run(x, M, W->K, W->N, &w, decode, y);
+    if (M < amx_rows || !amx_matmul(x, M, W, y)) run(x, M, W, decode, y);
     if (bias) {
         for (int64_t i = 0; i < M; i++) {
             for (int64_t n = 0; n < W->N; n++) y[i * W->N + n] += bias[n];
         }
     }
-}
-
-void linear_q4_1(const float *x, int64_t M, int64_t K, int64_t N, const uint8_t *qs, const float *d,
-                 const float *m, float *y) {
-    struct matrix W = {Q4_1, N, K, qs, d, m};
-    matmul(x, M, &W, 0, y);
-}
-
-void linear_q8_0(const float *x, int64_t M, int64_t K, int64_t N, const int8_t *qs, const float *d,
-                 float *y) {
-    struct matrix W = {Q8_0, N, K, qs, d, 0};
-    matmul(x, M, &W, 0, y);
-}
-
-void linear_bf16(const float *x, int64_t M, int64_t K, int64_t N, const uint16_t *bits, float *y) {
-    struct matrix W = {BF16, N, K, bits, 0, 0};
-    matmul(x, M, &W, 0, y);
 }
