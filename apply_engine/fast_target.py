@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 
 from apply_engine import cpu_kernels
-from apply_engine.compressed import Compressed, compress, max_rows
+from apply_engine.compressed import Compressed, compress, matrix, max_rows
 from apply_engine.compressed import linear as compressed_linear
 from apply_engine.drafters.draft_model import common_prefix
 from apply_engine.speculative import HFTarget, Target
@@ -255,9 +255,6 @@ def compiled(fn: object) -> object:
     return torch.compile(fn, dynamic=False, fullgraph=True)
 
 
-FORMATS = {"q4_1": 0, "q8_0": 1, "bf16": 2}  # enum format in cpu_kernels/kernels.h
-
-
 def native_layers(
     layers: list[Layer], k_cache: list[torch.Tensor], v_cache: list[torch.Tensor], dims: Dims, cache_len: int
 ) -> tuple[ctypes.Array, cpu_kernels.Dims] | None:
@@ -272,17 +269,12 @@ def native_layers(
     def ptr(tensor: torch.Tensor | None) -> int | None:
         return None if tensor is None else tensor.data_ptr()
 
-    def matrix(weight: Packed) -> cpu_kernels.Matrix:
-        c = weight.compressed
-        return cpu_kernels.Matrix(
-            FORMATS[c.format], c.out_features, c.in_features, ptr(c.q), ptr(c.scale), ptr(c.offset)
-        )
-
     native = (cpu_kernels.Layer * len(layers))()
     for i, (layer, k, v) in enumerate(zip(layers, k_cache, v_cache, strict=True)):
         native[i] = cpu_kernels.Layer(
             ptr(layer.input_norm), ptr(layer.post_norm),
-            matrix(layer.qkv), matrix(layer.o), matrix(layer.gate_up), matrix(layer.down),
+            matrix(layer.qkv.compressed), matrix(layer.o.compressed),
+            matrix(layer.gate_up.compressed), matrix(layer.down.compressed),
             ptr(layer.qkv_bias), ptr(layer.o_bias), ptr(layer.gate_up_bias), ptr(layer.down_bias),
             ptr(k), ptr(v),
         )  # fmt: skip
@@ -377,18 +369,22 @@ class FastTarget:
 
     @torch.inference_mode()
     def forward(self, tokens: list[int]) -> torch.Tensor:
+        return self.append(tokens, head=True)  # [n, vocab]
+
+    def append(self, tokens: list[int], head: bool) -> torch.Tensor:
+        """Run `tokens` after the cached ones; their logits with `head`, else the last hidden state."""
         n, base = len(tokens), self.length
         if base + n > self.max_len:
             raise ValueError(f"static cache of {self.max_len} tokens is full")
-        bucket = next((b for b in self.buckets if b >= n), None) if self.pad else None
+        bucket = next((b for b in self.buckets if b >= n), None) if self.pad and head else None
         del self.cached[base:]  # overwritten from here on
         if bucket is None:  # unpadded: a long prefill, or any forward when not padding
-            logits = self.unpadded(tokens)
+            out = self.unpadded(tokens, head)
         else:
-            logits = self.padded(tokens, bucket)
+            out = self.padded(tokens, bucket)
         self.length = base + n
         self.cached += tokens
-        return logits  # [n, vocab]
+        return out
 
     @torch.inference_mode()
     def prefill(self, tokens: list[int]) -> None:
@@ -399,17 +395,8 @@ class FastTarget:
         target replays that bucket's graph instead, logits and all."""
         kept = common_prefix(self.cached[self.length :], tokens)
         self.length, tokens = self.length + kept, tokens[kept:]
-        if not tokens:
-            return
-        if self.pad and len(tokens) <= self.buckets[-1]:
-            self.forward(tokens)
-            return
-        if self.length + len(tokens) > self.max_len:
-            raise ValueError(f"static cache of {self.max_len} tokens is full")
-        del self.cached[self.length :]
-        self.unpadded(tokens, head=False)
-        self.length += len(tokens)
-        self.cached += tokens
+        if tokens:
+            self.append(tokens, head=self.pad and len(tokens) <= self.buckets[-1])
 
     def unpadded(self, tokens: list[int], head: bool = True) -> torch.Tensor:
         positions = torch.arange(self.length, self.length + len(tokens), device=self.device)
