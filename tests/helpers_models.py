@@ -1,6 +1,8 @@
 """Tiny random-weight causal LMs with the SmolLM2 tokenizer, and a Markov-chain target for sampling."""
 
+import numpy as np
 import torch
+from gguf import GGMLQuantizationType
 
 from apply_engine.models import gguf_to_cached_dir, resolve_model_path
 
@@ -63,12 +65,18 @@ class MarkovTarget:
         del self.tokens[length:]
 
 
+def gguf_roundtrip(weight: torch.Tensor, kind: GGMLQuantizationType) -> torch.Tensor:
+    """What transformers loads from a .gguf file of this weight: quantised, then dequantised to fp32."""
+    from gguf import dequantize, quantize
+
+    data = weight.detach().numpy()
+    return torch.from_numpy(dequantize(quantize(data, kind), kind).reshape(data.shape).astype(np.float32))
+
+
 def round_weights(model: torch.nn.Module, how: str) -> torch.nn.Module:
     """Make every matrix of `model` exactly representable in a compressed form, as loaded models are:
     "bf16" (a bf16 checkpoint read as fp32) or "gguf" (GGUF Q4_1 layers and a Q8_0 embedding,
     quantised and dequantised by the gguf package, as transformers loads a .gguf file)."""
-    from gguf import GGMLQuantizationType, dequantize, quantize
-
     with torch.no_grad():
         for name, param in model.named_parameters():
             if param.dim() != 2:
@@ -77,6 +85,5 @@ def round_weights(model: torch.nn.Module, how: str) -> torch.nn.Module:
                 param.copy_(param.bfloat16().float())
                 continue
             kind = GGMLQuantizationType.Q8_0 if "embed" in name else GGMLQuantizationType.Q4_1
-            data = param.numpy()
-            param.copy_(torch.from_numpy(dequantize(quantize(data, kind), kind).reshape(data.shape)))
+            param.copy_(gguf_roundtrip(param, kind))
     return model

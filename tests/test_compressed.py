@@ -4,22 +4,16 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 import torch
-from gguf import GGMLQuantizationType, dequantize, quantize
+from gguf import GGMLQuantizationType
 
 from apply_engine import compressed, cpu_kernels
+from tests.helpers_models import gguf_roundtrip, round_weights, tiny_model
 
 pytestmark = pytest.mark.skipif(
     cpu_kernels.library() is None, reason=f"no C kernels: {cpu_kernels.build_error}"
 )
-
-
-def gguf_roundtrip(weight: torch.Tensor, kind: GGMLQuantizationType) -> torch.Tensor:
-    """What transformers loads from a .gguf file of this weight: quantised, then dequantised to fp32."""
-    data = weight.numpy()
-    return torch.from_numpy(dequantize(quantize(data, kind), kind).reshape(data.shape).astype(np.float32))
 
 
 def random_weight(out: int, inp: int, seed: int = 0) -> torch.Tensor:
@@ -110,8 +104,6 @@ def test_a_failing_build_reports_why_and_leaves_the_dense_kernels(monkeypatch, t
 
 
 def test_without_kernels_the_target_runs_torch_layers_with_the_same_logits(monkeypatch) -> None:
-    from helpers_models import round_weights, tiny_model
-
     from apply_engine.fast_target import FastTarget
 
     model = round_weights(tiny_model("llama", init_range=0.1), "bf16")
