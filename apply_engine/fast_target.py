@@ -16,7 +16,7 @@ only the filled slots, and the weight matrices are reordered once into oneDNN's 
 Where every weight fits a lossless compressed form (apply_engine/compressed.py: a model loaded from
 a GGUF file, or from a bf16 checkpoint), a forward of up to MAX_ROWS tokens instead runs each layer
 as one call into C (cpu_kernels/layer.c) over the compressed weights: a one-token pass of the
-135M stand-in costs ~9 ms there against ~45 ms through torch, a 16-token pass ~35 ms against ~65.
+135M stand-in costs ~9 ms there against ~45 ms through torch, a 16-token pass ~29 ms against ~65.
 A prefill of hundreds of tokens stays on oneDNN, which does arithmetic-bound products better,
 except where the CPU has AMX tiles (cpu_kernels/amx.c): there the C layers run every forward, a
 prefill in slices of NATIVE_ROWS tokens (~1.7x faster than oneDNN for the stand-in), and a 16-token
