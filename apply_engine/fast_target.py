@@ -17,16 +17,18 @@ Where every weight fits a lossless compressed form (apply_engine/compressed.py: 
 a GGUF file, or from a bf16 checkpoint), a forward of up to MAX_ROWS tokens instead runs each layer
 as one call into C (cpu_kernels/layer.c) over the compressed weights: a one-token pass of the
 135M stand-in costs ~9 ms there against ~45 ms through torch, a 16-token pass ~29 ms against ~65.
-A prefill of hundreds of tokens stays on oneDNN, which does arithmetic-bound products better,
-except where the CPU has AMX tiles (cpu_kernels/amx.c): there the C layers run every forward, a
-prefill in slices of NATIVE_ROWS tokens (~1.7x faster than oneDNN for the stand-in), and a 16-token
-pass costs ~23 ms.
+A prefill of hundreds of tokens is bound by arithmetic, and which path does that better depends on
+the CPU, so it is timed once per model (`prefills_faster_in_c`): where the C layers win, a prefill
+runs through them in slices of NATIVE_ROWS tokens. They win by ~1.7x with AMX tiles
+(cpu_kernels/amx.c, where a 16-token pass also falls to ~23 ms) and by ~1.2-1.7x on a 2-core AMD
+EPYC with AVX-512 (their attention reads only the visible slots; torch's is quadratic in the mask).
 
 The cache remembers which tokens fill its first slots (`cached`), and a prefill keeps the ones the
 new prompt starts with: the system prompt, or the whole file when the same file is edited again.
 """
 
 import ctypes
+import time
 import weakref
 from typing import NamedTuple
 
@@ -35,7 +37,7 @@ import torch
 import torch.nn.functional as F
 
 from apply_engine import cpu_kernels
-from apply_engine.compressed import Compressed, compress, matrix, max_rows
+from apply_engine.compressed import MAX_ROWS, Compressed, compress, matrix, max_rows
 from apply_engine.compressed import linear as compressed_linear
 from apply_engine.drafters.draft_model import common_prefix
 from apply_engine.speculative import HFTarget, Target
@@ -45,6 +47,8 @@ SUPPORTED = ("llama", "mistral", "qwen2")
 # buffers stay in cache, and other requests' calls can interleave between slices).
 NATIVE_ROWS = 128
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+# model -> whether its prefill runs faster in the C layers than through oneDNN (timed once per model)
+PREFILLS_IN_C: "weakref.WeakKeyDictionary[torch.nn.Module, bool]" = weakref.WeakKeyDictionary()
 ATTENTIONS = ("sdpa", "matmul")
 
 
@@ -338,6 +342,12 @@ class FastTarget:
         if compile:
             self.block = compiled(block)
         self.native = native_layers(self.layers, self.k_cache, self.v_cache, self.dims, cache_len)
+        # a forward of more than MAX_ROWS tokens (a prefill) runs in the C layers only where that is faster
+        self.c_prefill = False
+        if self.native is not None and max_len > MAX_ROWS:
+            if model not in PREFILLS_IN_C:
+                PREFILLS_IN_C[model] = cpu_kernels.amx() or self.prefills_faster_in_c()
+            self.c_prefill = PREFILLS_IN_C[model]
         self.prepare(graphs and on_cuda)
 
     def prepare(self, graphs: bool) -> None:
@@ -356,6 +366,24 @@ class FastTarget:
                 self.block, self.compile_error = block, reason
                 self.prepare(graphs)
         self.length, self.cached = 0, []
+
+    def prefills_faster_in_c(self) -> bool:
+        """Whether a slice of NATIVE_ROWS tokens runs faster through the C layers than through torch's
+        layers over oneDNN (the faster of two runs each). Leaves the cache empty."""
+        rows = min(NATIVE_ROWS, self.max_len)
+        ids, positions = torch.zeros(rows, dtype=torch.long), torch.arange(rows)  # [rows], [rows]
+
+        def seconds(in_c: bool) -> float:
+            self.c_prefill, best = in_c, float("inf")
+            for _ in range(2):
+                start = time.perf_counter()
+                self.run(ids, positions, rows, head=False)
+                best = min(best, time.perf_counter() - start)
+            return best
+
+        faster = seconds(True) < seconds(False)
+        self.length, self.cached = 0, []
+        return faster
 
     def reset(self) -> None:
         self.length = 0  # stale slots are overwritten before any position attends to them
@@ -442,7 +470,7 @@ class FastTarget:
         the last hidden state is returned); attention reads the first `extent` slots (None: all)."""
         # ids, positions: [n] -> logits [n, vocab]
         x = F.embedding(ids, self.embed)  # [n, hidden]
-        if self.native is not None and ids.shape[0] <= max_rows():
+        if self.native is not None and (ids.shape[0] <= MAX_ROWS or self.c_prefill):
             layers, dims = self.native
             for start in range(0, ids.shape[0], NATIVE_ROWS):  # a long prefill in slices, in order
                 rows = min(NATIVE_ROWS, ids.shape[0] - start)

@@ -161,13 +161,12 @@ def compressible(request) -> torch.nn.Module:
 def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_continue(
     compressible, prefill_by, monkeypatch
 ) -> None:
-    if prefill_by == "torch":  # as without AMX: more rows than MAX_ROWS go through torch's layers
+    if prefill_by == "torch":  # as without AMX: products of more than MAX_ROWS rows run dense
         monkeypatch.setattr(fast_target, "max_rows", lambda: MAX_ROWS)
-    elif not cpu_kernels.amx():
-        pytest.skip("without AMX tiles a prefill runs through torch's layers")
     tokens = torch.randint(3, 49000, (90,), generator=torch.Generator().manual_seed(2)).tolist()
     target = FastTarget(compressible, max_len=128)
     assert target.native is not None  # every matrix compressed: a forward of a few tokens runs in C
+    target.c_prefill = prefill_by == "c-layers"  # whichever this CPU timed faster, both paths are tested
     cut = MAX_ROWS + 5
     prefill = target.forward(tokens[:cut])  # the cache filled by one path, then C layers go on
     verify = target.forward(tokens[cut : cut + 7])  # C layers over the cache torch wrote
@@ -180,16 +179,29 @@ def test_c_layers_compute_transformers_logits_across_prefill_verify_crop_and_con
 
 @needs_kernels
 def test_a_prefill_longer_than_a_slice_of_c_layers_runs_in_order(compressible) -> None:
-    if not cpu_kernels.amx():
-        pytest.skip("without AMX tiles a prefill runs through torch's layers")
     tokens = torch.randint(
         3, 49000, (2 * NATIVE_ROWS + 20,), generator=torch.Generator().manual_seed(3)
     ).tolist()
     target = FastTarget(compressible, max_len=len(tokens) + 8)
+    target.c_prefill = True
     target.prefill(tokens[:-1])  # three slices, each attending to the ones before it
     torch.testing.assert_close(
         target.forward(tokens[-1:]), reference_logits(compressible, tokens)[-1:], rtol=1e-4, atol=1e-4
     )
+
+
+@needs_kernels
+def test_the_prefill_path_is_timed_once_per_model_and_leaves_the_cache_empty(compressible, monkeypatch) -> None:
+    fast_target.PREFILLS_IN_C.pop(compressible, None)
+    timed = []
+    measure = FastTarget.prefills_faster_in_c
+    monkeypatch.setattr(FastTarget, "prefills_faster_in_c", lambda self: timed.append(1) or measure(self))
+    first = FastTarget(compressible, max_len=128)
+    second = FastTarget(compressible, max_len=128)
+    assert timed == ([] if cpu_kernels.amx() else [1])  # AMX tiles always win; elsewhere timed once
+    assert first.c_prefill == second.c_prefill == fast_target.PREFILLS_IN_C[compressible]
+    assert first.length == 0 and first.cached == []
+    assert not FastTarget(compressible, max_len=MAX_ROWS).c_prefill  # every forward fits the C layers
 
 
 @needs_kernels
