@@ -191,7 +191,9 @@ def test_a_prefill_longer_than_a_slice_of_c_layers_runs_in_order(compressible) -
 
 
 @needs_kernels
-def test_the_prefill_path_is_timed_once_per_model_and_leaves_the_cache_empty(compressible, monkeypatch) -> None:
+def test_the_prefill_path_is_timed_once_per_model_and_leaves_the_cache_empty(
+    compressible, monkeypatch
+) -> None:
     fast_target.PREFILLS_IN_C.pop(compressible, None)
     timed = []
     measure = FastTarget.prefills_faster_in_c
