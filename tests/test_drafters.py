@@ -15,7 +15,15 @@ import apply_engine.speculative
 import apply_engine.verify
 from apply_engine.drafters.cost import CostCurve
 from apply_engine.drafters.draft_model import DraftModelDrafter
-from apply_engine.drafters.hybrid import K_CHOICES, HybridDrafter, choose_k
+from apply_engine.drafters.hybrid import (
+    K_CHOICES,
+    MIN_VOUCHED,
+    TRUSTED_RATE,
+    AcceptanceRate,
+    HybridDrafter,
+    choose_k,
+    vouched,
+)
 from apply_engine.drafters.lookup import LookupDrafter, NgramIndex
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.speculative import HFTarget
@@ -84,6 +92,24 @@ def test_lookup_also_finds_earlier_output() -> None:
     drafter = LookupDrafter([], min_n=2)
     assert drafter.propose([4, 5, 6, 9], 2) == []
     assert drafter.propose([4, 5, 6, 9, 4, 5], 2) == [6, 9]
+
+
+def test_lookup_reports_how_many_output_tokens_its_match_agrees_with() -> None:
+    drafter = LookupDrafter([5, 6, 7, 8, 9, 1, 2], min_n=1)
+    drafter.propose([0, 6, 7], 3)
+    assert drafter.agreement == 2  # [6, 7], not the 0 before them
+    drafter.propose([0, 6, 7, 3], 3)
+    assert drafter.agreement == 0  # 3 is nowhere: no guess
+
+
+def test_plan_drafter_reports_how_long_the_output_has_followed_it() -> None:
+    drafter = PlanDrafter([10, 11, 12, 13, 14, 15])
+    drafter.propose([], 2)
+    assert drafter.agreement == 0  # nothing written yet: nothing confirmed
+    drafter.propose([10, 11, 12], 2)
+    assert drafter.agreement == 3
+    drafter.propose([10, 11, 12, 99], 2)
+    assert drafter.agreement == 0  # lost
 
 
 def test_ngram_index_grows_incrementally() -> None:
@@ -199,3 +225,20 @@ def test_hybrid_never_drafts_past_the_budget_it_is_given() -> None:
     assert len(hybrid.propose([], 256)) == 256
     assert len(hybrid.propose(list(range(100, 356)), 3)) == 3
     assert hybrid.propose(list(range(100, 359)), 0) == []
+
+
+def test_a_short_run_of_an_unreliable_source_vouches_for_a_short_draft() -> None:
+    plan = list(range(100, 400))
+    hybrid = HybridDrafter([PlanDrafter(plan)], CPU)
+    hybrid.rates["plan"] = AcceptanceRate(prior=0.7)  # often wrong lately
+    assert len(hybrid.propose([], 64)) <= MIN_VOUCHED  # nothing confirmed yet
+    assert len(hybrid.propose(plan[:5], 64)) <= 5  # five tokens followed: about five more trusted
+    assert len(hybrid.propose(plan[:200], 64)) > 5
+
+
+def test_a_reliable_source_or_a_nearly_free_pass_drafts_the_whole_guess_however_short_the_run() -> None:
+    assert vouched(0, TRUSTED_RATE, CPU, 64) == 64
+    assert vouched(0, 0.5, CostCurve.linear(0.0), 64) == 64
+    assert vouched(0, 0.5, CPU, 64) == MIN_VOUCHED and vouched(40, 0.5, CPU, 64) == 40
+    hybrid = HybridDrafter([PlanDrafter(list(range(100, 400)))], CPU)  # the prior: 0.9, trusted
+    assert len(hybrid.propose([], 64)) > MIN_VOUCHED

@@ -89,6 +89,8 @@ class LookupDrafter:
     n goes down to a single token: where nothing longer matches, the last token's continuation is
     still right about half the time (SmolLM2-135M on the bench fixtures), and a pass of 2-8 tokens
     costs little more than one of 1; the hybrid's rates and cost curve decide whether it is drafted.
+    `agreement`, which the hybrid reads as how sure the guess is: how many of the output's last tokens (up to
+    MAX_AGREEMENT) the source agreed with where the proposal was taken, 0 with no proposal.
     """
 
     name = "lookup"
@@ -98,6 +100,7 @@ class LookupDrafter:
         self.index = NgramIndex([*source, SEPARATOR], min_n, max_n)
         self.seen = 0  # output tokens already added to the index
         self.last_end = 0  # where the previous match continued: the output reads forward from it
+        self.agreement = 0
 
     def propose(self, context: Sequence[int], k: int) -> list[int]:
         # The output is indexed after the source; the n-gram ending at the output's tail is not
@@ -108,7 +111,9 @@ class LookupDrafter:
         self.index.extend(context[self.seen :])
         self.seen = len(context)
         if end is None:
+            self.agreement = 0
             return []
         self.last_end = end
+        self.agreement = agreement(self.index.tokens, end, context)
         proposal = self.index.tokens[end : end + k]
         return proposal[: proposal.index(SEPARATOR)] if SEPARATOR in proposal else proposal

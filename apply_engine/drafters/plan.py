@@ -11,7 +11,7 @@ stood in the plan wins.
 
 from collections.abc import Sequence
 
-from apply_engine.drafters.lookup import Ngram, NgramIndex
+from apply_engine.drafters.lookup import Ngram, NgramIndex, agreement
 
 
 def advance(plan: Sequence[int], pos: int, new_tokens: Sequence[int]) -> int | None:
@@ -64,7 +64,11 @@ def first_ahead(ends: list[int], prefer: int) -> int:
 
 
 class PlanDrafter:
-    """Proposes plan[pos:pos+k], where pos is where the output currently stands in the plan."""
+    """Proposes plan[pos:pos+k], where pos is where the output currently stands in the plan.
+
+    `agreement`: how many of the output's last tokens (up to MAX_AGREEMENT) the plan agrees with
+    before pos, 0 while lost or before the output has written anything.
+    """
 
     name = "plan"
     cheap = True
@@ -79,11 +83,14 @@ class PlanDrafter:
         self.pos: int | None = 0  # None: lost, waiting for the output to rejoin the plan
         self.seen = 0  # output tokens already accounted for in pos
         self.last_pos = 0  # where the output last stood in the plan: rejoin ahead of it
+        self.agreement = 0
 
     def propose(self, context: Sequence[int], k: int) -> list[int]:
         self.sync(context)
         if self.pos is None:
+            self.agreement = 0
             return []
+        self.agreement = agreement(self.plan, self.pos, context)
         return self.plan[self.pos : self.pos + k]
 
     def sync(self, context: Sequence[int]) -> None:
