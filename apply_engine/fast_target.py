@@ -18,7 +18,7 @@ a GGUF file, or from a bf16 checkpoint), a forward of up to MAX_ROWS tokens inst
 as one call into C (cpu_kernels/layer.c) over the compressed weights: a one-token pass of the
 135M stand-in costs ~9 ms there against ~45 ms through torch, a 16-token pass ~29 ms against ~65.
 A prefill of hundreds of tokens is bound by arithmetic, and which path does that better depends on
-the CPU, so it is timed once per model (`prefills_faster_in_c`): where the C layers win, a prefill
+the CPU, so it is timed once per model shape and CPU (`prefills_in_c`): where the C layers win, a prefill
 runs through them in slices of NATIVE_ROWS tokens. They win by ~1.7x with AMX tiles
 (cpu_kernels/amx.c, where a 16-token pass also falls to ~23 ms) and by ~1.2-1.7x on a 2-core AMD
 EPYC with AVX-512 (their attention reads only the visible slots; torch's is quadratic in the mask).
@@ -28,6 +28,7 @@ new prompt starts with: the system prompt, or the whole file when the same file 
 """
 
 import ctypes
+import hashlib
 import time
 import weakref
 from typing import NamedTuple
@@ -40,6 +41,7 @@ from apply_engine import cpu_kernels
 from apply_engine.compressed import MAX_ROWS, Compressed, compress, matrix, max_rows
 from apply_engine.compressed import linear as compressed_linear
 from apply_engine.drafters.draft_model import common_prefix
+from apply_engine.models import cache_root, load_cached, save_cached
 from apply_engine.speculative import HFTarget, Target
 
 SUPPORTED = ("llama", "mistral", "qwen2")
@@ -47,8 +49,6 @@ SUPPORTED = ("llama", "mistral", "qwen2")
 # buffers stay in cache, and other requests' calls can interleave between slices).
 NATIVE_ROWS = 128
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-# model -> whether its prefill runs faster in the C layers than through oneDNN (timed once per model)
-PREFILLS_IN_C: "weakref.WeakKeyDictionary[torch.nn.Module, bool]" = weakref.WeakKeyDictionary()
 ATTENTIONS = ("sdpa", "matmul")
 
 
@@ -295,6 +295,24 @@ def native_layers(
     )
 
 
+def prefills_in_c(target: "FastTarget") -> bool:
+    """Whether `target` prefills faster in its C layers than through torch's over oneDNN: always with
+    AMX tiles; elsewhere timed once per layer shape, weight format, kernel build and thread count
+    (a slice each way, ~0.7 s for the stand-in) and kept in the user cache."""
+    if cpu_kernels.amx():
+        return True
+    layer, (_, dims) = target.layers[0], target.native
+    shape = [dims.hidden, dims.intermediate, dims.heads, dims.kv_heads, dims.head_dim, len(target.layers)]
+    formats = sorted({w.compressed.format for w in (layer.qkv, layer.o, layer.gate_up, layer.down)})
+    key = f"v1|{cpu_kernels.build_id()}|{torch.get_num_threads()}|{shape}|{formats}"
+    path = cache_root() / "prefill" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    faster = load_cached(path)
+    if not isinstance(faster, bool):
+        faster = target.prefills_faster_in_c()
+        save_cached(path, faster)
+    return faster
+
+
 class FastTarget:
     """Target protocol (reset/forward/crop/length) over the lean decoder and its static cache."""
 
@@ -343,11 +361,7 @@ class FastTarget:
             self.block = compiled(block)
         self.native = native_layers(self.layers, self.k_cache, self.v_cache, self.dims, cache_len)
         # a forward of more than MAX_ROWS tokens (a prefill) runs in the C layers only where that is faster
-        self.c_prefill = False
-        if self.native is not None and max_len > MAX_ROWS:
-            if model not in PREFILLS_IN_C:
-                PREFILLS_IN_C[model] = cpu_kernels.amx() or self.prefills_faster_in_c()
-            self.c_prefill = PREFILLS_IN_C[model]
+        self.c_prefill = self.native is not None and max_len > MAX_ROWS and prefills_in_c(self)
         self.prepare(graphs and on_cuda)
 
     def prepare(self, graphs: bool) -> None:

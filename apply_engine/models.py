@@ -5,6 +5,7 @@ directory under the user cache, keyed by the file's SHA-256; later loads read th
 """
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,22 @@ def cache_root() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fastapply"
     )
     return Path(base)
+
+
+def load_cached(path: Path) -> object | None:
+    """A measurement saved by `save_cached`, or None if there is none (or it is unreadable)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def save_cached(path: Path, data: object) -> None:
+    """Write JSON to a temporary name, then rename: concurrent writers never leave half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)
 
 
 def file_sha256(path: Path) -> str:

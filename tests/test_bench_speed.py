@@ -43,3 +43,4 @@ def test_bench_speed_keeping_prefixes_over_c_layers_stays_identical(tmp_path, re
         keep_prefix=True,
     )
     assert result["summary"]["identical"] and result["summary"]["keep_prefix"]
+    assert result["summary"]["prefill"] in ("c-layers", "torch")  # whichever path was timed faster here

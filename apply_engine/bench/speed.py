@@ -237,6 +237,7 @@ def main(
         rows.append(bench_case(target, verifier, draft, case, budget, eos, cost, newlines, keep_prefix))
     summary = summarise(rows)
     summary["verifier"] = forward_kind(verifier)  # e.g. FastTarget+c-layers+amx: which forward verified
+    summary["prefill"] = "c-layers" if getattr(verifier, "c_prefill", False) else "torch"  # timed faster here
     summary["keep_prefix"] = keep_prefix
     summary["cost_curve_ms"] = milliseconds(cost)
     summary["hf_cost_curve_ms"] = milliseconds(hf_cost)

@@ -8,13 +8,12 @@ tokens cost about one.
 """
 
 import bisect
-import json
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from apply_engine.models import load_cached, save_cached
 from apply_engine.speculative import Target
 
 PASS_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -77,15 +76,12 @@ def measure_cost_curve(
 
 def load_curve(path: Path) -> CostCurve | None:
     """A curve saved by `save_curve`, or None if there is none (or it is unreadable)."""
+    data = load_cached(path)
     try:
-        data = json.loads(path.read_text())
-        return CostCurve(tuple(data["sizes"]), tuple(data["seconds"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        return CostCurve(tuple(data["sizes"]), tuple(data["seconds"]))  # type: ignore[index]
+    except (KeyError, TypeError):
         return None
 
 
 def save_curve(path: Path, curve: CostCurve) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"sizes": curve.sizes, "seconds": curve.seconds}))
-    tmp.replace(path)
+    save_cached(path, {"sizes": curve.sizes, "seconds": curve.seconds})
