@@ -298,7 +298,7 @@ def native_layers(
 def prefills_in_c(target: "FastTarget") -> bool:
     """Whether `target` prefills faster in its C layers than through torch's over oneDNN: always with
     AMX tiles; elsewhere timed once per layer shape, weight format, kernel build and thread count
-    (a slice each way, ~0.7 s for the stand-in) and kept in the user cache."""
+    (a slice each way, 0.7-0.9 s for the stand-in here) and kept in the user cache."""
     if cpu_kernels.amx():
         return True
     layer, (_, dims) = target.layers[0], target.native
