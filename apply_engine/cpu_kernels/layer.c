@@ -145,6 +145,23 @@ static inline __attribute__((always_inline)) void attend(const float *const *qs,
     }
 }
 
+/* `attend` with the query count and the common head widths (64, 128) as constants, so that its
+ * loops unroll with fixed offsets. */
+static void attend_chunk(const float *const *qs, const int64_t *visible, int qb, const float *k, const float *v,
+                         int64_t hd, float scale, float *scores, float *const *outs) {
+#define CHUNK_OF(n)                                                                                         \
+    case n:                                                                                                 \
+        if (hd == 64)                                                                                       \
+            attend(qs, visible, n, k, v, 64, scale, scores, outs);                                          \
+        else if (hd == 128)                                                                                 \
+            attend(qs, visible, n, k, v, 128, scale, scores, outs);                                         \
+        else                                                                                                \
+            attend(qs, visible, n, k, v, hd, scale, scores, outs);                                          \
+        break;
+    switch (qb) { CHUNK_OF(1) CHUNK_OF(2) CHUNK_OF(3) CHUNK_OF(4) CHUNK_OF(5) CHUNK_OF(6) CHUNK_OF(7) CHUNK_OF(8) }
+#undef CHUNK_OF
+}
+
 static void add(float *x, const float *y, int64_t n) {
     for (int64_t i = 0; i < n; i += 16) store(x + i, load(x + i) + load(y + i));
 }
@@ -173,36 +190,26 @@ void decode_layers(float *x, int64_t M, const int64_t *positions, const struct l
                 memcpy(ly->v_cache + (g * L + pos) * hd, row + (qh + kvh + g) * hd, sizeof(float) * hd);
             }
         }
-        /* the queries of each KV head (its group's heads, for every new token), qb at a time; a
-         * chunk short of qb repeats its first query and drops its output */
-        int64_t per_head = group * M, qb = per_head <= 4 ? 4 : QB, chunks = (per_head + qb - 1) / qb;
+        /* the queries of each KV head (its group's heads, for every new token), in chunks of at
+         * most QB as even as possible: each key and value is read once per chunk */
+        int64_t per_head = group * M, chunks = (per_head + QB - 1) / QB;
 #pragma omp parallel for schedule(dynamic)
         for (int64_t task = 0; task < kvh * chunks; task++) {
-            int64_t g = task / chunks, first = task % chunks * qb, most = 0, visible[QB];
+            int64_t g = task / chunks, c = task % chunks, first = c * per_head / chunks;
+            int qb = (int)((c + 1) * per_head / chunks - first);
+            int64_t most = 0, visible[QB];
             const float *qs[QB];
-            float *outs[QB], spare[hd]; /* a repeated query writes its output here */
-            for (int64_t i = 0; i < qb; i++) {
-                int64_t r = first + i < per_head ? first + i : first, m = r / group, h = g * group + r % group;
+            float *outs[QB];
+            for (int i = 0; i < qb; i++) {
+                int64_t r = first + i, m = r / group, h = g * group + r % group;
                 qs[i] = qkv + m * width + h * hd;
-                outs[i] = first + i < per_head ? att + (m * qh + h) * hd : spare;
+                outs[i] = att + (m * qh + h) * hd;
                 visible[i] = positions[m] + 1;
                 most = visible[i] > most ? visible[i] : most;
             }
             float *scores = malloc(sizeof(float) * qb * ((most + 15) / 16 * 16));
             const float *k = ly->k_cache + g * L * hd, *v = ly->v_cache + g * L * hd;
-            /* constant head widths and query counts, so that attend's loops unroll with fixed offsets */
-            if (hd == 64 && qb == 4)
-                attend(qs, visible, 4, k, v, 64, dims->scale, scores, outs);
-            else if (hd == 64)
-                attend(qs, visible, QB, k, v, 64, dims->scale, scores, outs);
-            else if (hd == 128 && qb == 4)
-                attend(qs, visible, 4, k, v, 128, dims->scale, scores, outs);
-            else if (hd == 128)
-                attend(qs, visible, QB, k, v, 128, dims->scale, scores, outs);
-            else if (qb == 4)
-                attend(qs, visible, 4, k, v, hd, dims->scale, scores, outs);
-            else
-                attend(qs, visible, QB, k, v, hd, dims->scale, scores, outs);
+            attend_chunk(qs, visible, qb, k, v, hd, dims->scale, scores, outs);
             free(scores);
         }
         matmul(att, M, &ly->o, ly->o_bias, delta);
