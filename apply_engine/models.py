@@ -4,6 +4,7 @@ Nothing here contacts a model hub. A GGUF file is dequantised once (~20 s) into 
 directory under the user cache, keyed by the file's SHA-256; later loads read that (~0.3 s).
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -93,11 +94,16 @@ def load_cached(path: Path) -> object | None:
 
 
 def save_cached(path: Path, data: object) -> None:
-    """Write JSON to a temporary name, then rename: concurrent writers never leave half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write JSON to a temporary name, then rename: concurrent writers never leave half a file. A
+    cache that cannot be written (a read-only home) only means measuring again next time."""
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data))
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data))
+        tmp.replace(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def file_sha256(path: Path) -> str:

@@ -25,3 +25,9 @@ def test_a_saved_curve_loads_back_and_a_missing_one_is_none(tmp_path) -> None:
     save_curve(tmp_path / "cost" / "c.json", curve)
     assert load_curve(tmp_path / "cost" / "c.json") == curve
     assert load_curve(tmp_path / "nothing.json") is None
+
+
+def test_a_cost_curve_that_cannot_be_saved_is_only_measured_again(tmp_path) -> None:
+    (tmp_path / "file").write_text("")  # a cache "directory" that is a file: nothing can go under it
+    save_curve(tmp_path / "file" / "c.json", CostCurve((1, 2), (1.0, 2.0)))
+    assert load_curve(tmp_path / "file" / "c.json") is None
