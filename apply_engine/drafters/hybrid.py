@@ -4,9 +4,9 @@ Every cheap drafter (plan, lookup) proposes at every step; its proposal is score
 the target then emitted, whether or not it was drafted, so each source's acceptance rate stays
 current. The step drafts from the source with the most expected tokens per second of verification,
 with k chosen from that rate and the measured cost of a pass (`CostCurve`), and, for a source that
-is often wrong, no longer than its current run vouches for (`vouched`); k = 0 (decode one token plainly) wins when no guess is
-likely enough to pay for the longer pass. The draft model, which costs a forward per drafted token,
-is asked only when its expected yield beats the best cheap guess.
+is often wrong, no longer than its current run vouches for (`vouched`); k = 0 (decode one token
+plainly) wins when no guess is likely enough to pay for the longer pass. The draft model, which
+costs a forward per drafted token, is asked only when its expected yield beats the best cheap guess.
 """
 
 import time

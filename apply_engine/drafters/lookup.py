@@ -89,8 +89,8 @@ class LookupDrafter:
     n goes down to a single token: where nothing longer matches, the last token's continuation is
     still right about half the time (SmolLM2-135M on the bench fixtures), and a pass of 2-8 tokens
     costs little more than one of 1; the hybrid's rates and cost curve decide whether it is drafted.
-    `agreement`, which the hybrid reads as how sure the guess is: how many of the output's last tokens (up to
-    MAX_AGREEMENT) the source agreed with where the proposal was taken, 0 with no proposal.
+    `agreement`, which the hybrid reads as how sure the guess is: how many of the output's last
+    tokens (up to MAX_AGREEMENT) the source agrees with where the proposal was taken, 0 with none.
     """
 
     name = "lookup"
