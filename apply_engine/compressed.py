@@ -25,11 +25,11 @@ import torch
 from apply_engine import cpu_kernels
 
 BLOCK = 32
-# Rows of x up to which the compressed kernels run (FastTarget's C layers always) on a CPU without
+# Rows of x up to which the compressed kernels run (FastTarget's C layers always do) on a CPU without
 # AMX tiles: a verify pass of the CPU's longest draft (64) and its pending token. Measured on a 2-core
 # Xeon with the stand-in, the C layers beat torch's over oneDNN at every size up to it (65 rows: 131 vs
 # 143 ms). A product of hundreds of rows is bound by arithmetic, and there oneDNN's dense one did
-# better on that Xeon; FastTarget times its prefill both ways once per model. With AMX
+# better on that Xeon; FastTarget times its prefill both ways once per model shape and CPU. With AMX
 # (cpu_kernels/amx.c) the compressed products win at every size (a 448-token prefill of the
 # stand-in: ~280 ms against oneDNN's ~470).
 MAX_ROWS = 65
