@@ -59,8 +59,8 @@ def vouched(agreement: int, rate: float, cost: CostCurve, max_k: int) -> int:
 
     Copied runs are not i.i.d.: a source whose current position has matched the output for L tokens
     tends to go on matching, and the longer the run the surer the next token (on replays of the
-    stand-in's outputs a 1-token lookup match was right a third of the time, a 16-token one over
-    90%). So a source that is often wrong is trusted for about L more tokens, at least MIN_VOUCHED,
+    stand-in's outputs a 1-token lookup match was right a third of the time, a 12-token one about
+    92%). So a source that is often wrong is trusted for about L more tokens, at least MIN_VOUCHED,
     whatever its rate promises. A reliable source (a merge model following the plan) is drafted as
     far as its rate says: capping it by its run measured ~5% slower on the expected merges. Where
     a longer pass costs next to nothing (a GPU), every guess is worth drafting whole.
