@@ -21,6 +21,7 @@ import sys
 from typing import NamedTuple
 
 import torch
+import torch.nn.functional as F
 
 from apply_engine import cpu_kernels
 
@@ -166,3 +167,46 @@ def linear(x: torch.Tensor, c: Compressed) -> torch.Tensor:
     with cpu_kernels.ONE_AT_A_TIME:
         cpu_kernels.library().matmul(x.data_ptr(), x.shape[0], matrix(c), None, y.data_ptr())
     return y
+
+
+GROUP = 16  # weight rows a vector of argmax.c's bounds covers
+
+
+class Screen:
+    """A q8_0 vocabulary matrix laid out for cpu_kernels/argmax.c, which finds the argmax of its
+    products with a few rows of x from integer dot products, computing exactly only the rows that
+    could win: the greedy choice of a verify pass without its [n, vocab] logits."""
+
+    def __init__(self, c: Compressed) -> None:
+        assert c.format == "q8_0"
+        groups, blocks = -(-c.out_features // GROUP), c.in_features // BLOCK
+        pad = groups * GROUP - c.out_features  # rows of zeros: bounds of 0, never computed exactly
+        q = F.pad(c.q, (0, 0, 0, pad)).view(groups, GROUP, blocks, BLOCK // 4, 4)
+        scale = F.pad(c.scale, (0, 0, 0, pad))  # [rows, blocks]
+        q1 = F.pad(c.q, (0, 0, 0, pad)).view(groups * GROUP, blocks, BLOCK).abs().sum(-1, dtype=torch.int32)
+        q1 = (q1 + 15) // 16  # at most 32 * 127 / 16: a byte; the bound loosens by under 16 / sum |q|
+        self.weight, self.matrix = c, matrix(c)
+        # [groups, blocks, 8, 16 rows, 4 bytes]: one 64-byte vector per 4 inputs of 16 rows
+        self.q = (q.permute(0, 2, 3, 1, 4).to(torch.int16) + 128).to(torch.uint8).contiguous()
+        self.scale = scale.view(groups, GROUP, blocks).transpose(1, 2).contiguous()
+        self.l1 = q1.to(torch.uint8).view(groups, GROUP, blocks).transpose(1, 2).contiguous()
+        self.slack = (scale * q1 * 16).sum(-1) * 2**-13
+        self.struct = cpu_kernels.Screen(
+            c.out_features, c.in_features, *(t.data_ptr() for t in (self.q, self.scale, self.l1, self.slack))
+        )
+        self.scratch = torch.empty(0)
+
+    def argmax(self, x: torch.Tensor) -> torch.Tensor | None:
+        """argmax(x @ W.T, -1) with each row's logits as a one-row product computes them; None where
+        the kernel cannot run here (no AVX512-VNNI) or x is not finite."""
+        # x: [n, in] fp32 -> [n] int64
+        x = x.contiguous()
+        stride = self.q.shape[0] * GROUP
+        if self.scratch.numel() < x.shape[0] * stride:
+            self.scratch = torch.empty(x.shape[0] * stride)
+        choice = torch.empty(x.shape[0], dtype=torch.int64)
+        with cpu_kernels.ONE_AT_A_TIME:
+            found = cpu_kernels.library().screened_argmax(
+                x.data_ptr(), x.shape[0], self.struct, self.matrix, self.scratch.data_ptr(), choice.data_ptr()
+            )
+        return choice if found else None

@@ -95,7 +95,8 @@ def forward_kind(target: Target) -> str:
     if isinstance(target, FastTarget):
         if target.native is None:
             return "FastTarget"
-        return "FastTarget+c-layers+amx" if cpu_kernels.amx() else "FastTarget+c-layers"
+        kind = "FastTarget+c-layers+amx" if cpu_kernels.amx() else "FastTarget+c-layers"
+        return kind + "+screen" if target.screen is not None else kind
     return type(target).__name__
 
 
@@ -105,7 +106,7 @@ def cost_curve(loaded: LoadedModel, target: Target, context: list[int]) -> CostC
     device, max_k = loaded.device, MAX_K[loaded.device.type]
     hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else torch.get_num_threads()
     kernels = cpu_kernels.build_id() if device.type == "cpu" else ""  # a kernel change re-measures
-    key = f"v3|{loaded.name}|{forward_kind(target)}|{kernels}|{device}|{loaded.dtype}|{hardware}|{max_k}"
+    key = f"v4|{loaded.name}|{forward_kind(target)}|{kernels}|{device}|{loaded.dtype}|{hardware}|{max_k}"
     path = cache_root() / "cost" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
     curve = load_curve(path)
     if curve is None:

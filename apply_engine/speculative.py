@@ -12,11 +12,19 @@ from typing import Protocol
 
 import torch
 
-from apply_engine.verify import greedy_accept, sample_accept, sample_from, target_probs_from_logits
+from apply_engine.verify import (
+    argmax_rows,
+    greedy_accept,
+    sample_accept,
+    sample_from,
+    target_probs_from_logits,
+)
 
 
 class Target(Protocol):
-    """A causal LM with a KV cache: forward appends tokens to the cache and returns their logits."""
+    """A causal LM with a KV cache: forward appends tokens to the cache and returns their logits.
+    A target may also have `greedy(tokens) -> list[int]`: the same, returning each position's argmax
+    (FastTarget finds them without computing the logits)."""
 
     def reset(self) -> None: ...
     def forward(self, tokens: list[int]) -> torch.Tensor: ...  # -> [len(tokens), vocab]
@@ -96,8 +104,11 @@ def speculative_decode(
         drafted_at = time.perf_counter()
         # 3. one target forward over the k+1 positions [pending, *draft]
         base = target.length
-        logits = target.forward([pending, *draft])  # [k+1, vocab]
-        accepted, bonus = accept(draft, logits, temperature, generator)
+        if temperature <= 0:
+            accepted, bonus = greedy_accept(draft, greedy(target, [pending, *draft]))
+        else:
+            probs = target_probs_from_logits(target.forward([pending, *draft]), temperature)  # [k+1, vocab]
+            accepted, bonus = sample_accept(draft, probs, generator)
         # 4. keep only the pending token and the accepted drafts in the cache
         target.crop(base + 1 + len(accepted))
         if hasattr(drafter, "observe"):
@@ -120,13 +131,11 @@ def prefill(target: Target, tokens: Sequence[int]) -> None:
         target.forward(list(tokens))
 
 
-def accept(
-    draft: list[int], logits: torch.Tensor, temperature: float, generator: torch.Generator | None
-) -> tuple[list[int], int]:
-    # logits: [k+1, vocab]
-    if temperature <= 0:
-        return greedy_accept(draft, logits)
-    return sample_accept(draft, target_probs_from_logits(logits, temperature), generator)
+def greedy(target: Target, tokens: list[int]) -> list[int]:
+    """Append `tokens` to the target's cache; the argmax of its logits at each of their positions."""
+    if hasattr(target, "greedy"):
+        return target.greedy(tokens)
+    return argmax_rows(target.forward(tokens))
 
 
 def cut_at_stop(tokens: list[int], stop_ids: set[int]) -> list[int]:
@@ -151,13 +160,15 @@ def plain_decode(
 ) -> Iterator[int]:
     """The reference decoder: one token per target forward, the same cache, no drafting."""
     target.reset()
-    logits = target.forward(list(prompt))[-1]  # [vocab]
+    if len(prompt) > 1:
+        prefill(target, prompt[:-1])
+    token = prompt[-1]
     for _ in range(max_new_tokens):
         if temperature <= 0:
-            token = int(logits.float().argmax())
+            token = greedy(target, [token])[0]
         else:
+            logits = target.forward([token])[-1]  # [vocab]
             token = sample_from(torch.softmax(logits.float() / temperature, dim=-1), generator)
         yield token
         if token in stop_ids:
             return
-        logits = target.forward([token])[-1]

@@ -4,6 +4,7 @@ Glossary (one verify pass over a draft of k tokens):
     draft        the k tokens a drafter proposed after the context
     target_logits the target's logits at the k+1 positions [pending, draft_0 .. draft_{k-1}];
                  row i is the target's distribution for the token that follows position i
+    choices      under greedy decoding, the argmax of each of those rows (all a greedy pass needs)
     accepted     the longest prefix of the draft the target agrees with (0..k tokens)
     bonus_token  one token taken from the target at the first position not covered by `accepted`:
                  the correction where a draft token was rejected, or a free extra token when all
@@ -34,17 +35,15 @@ def argmax_rows(logits: torch.Tensor) -> list[int]:
     return logits.argmax(dim=-1).tolist()
 
 
-def greedy_accept(draft: list[int], target_logits: torch.Tensor) -> tuple[list[int], int]:
-    """Longest draft prefix equal to the target's argmax, plus the target's next token.
+def greedy_accept(draft: list[int], choices: list[int]) -> tuple[list[int], int]:
+    """Longest draft prefix equal to the target's argmax `choices` (one per position: k+1), plus
+    the target's next token.
 
-    >>> logits = torch.eye(5)[[1, 2, 4]]  # target argmax: 1, 2, 4
-    >>> greedy_accept([1, 3], logits)
+    >>> greedy_accept([1, 3], [1, 2, 4])
     ([1], 2)
-    >>> greedy_accept([1, 2], logits)
+    >>> greedy_accept([1, 2], [1, 2, 4])
     ([1, 2], 4)
     """
-    # target_logits: [k+1, vocab]; argmax in fp32 so ties break the same way as plain decoding
-    choices = argmax_rows(target_logits)  # [k+1]
     n = 0
     while n < len(draft) and draft[n] == choices[n]:
         n += 1

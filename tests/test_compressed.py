@@ -122,3 +122,63 @@ def test_fastapply_no_amx_keeps_products_off_the_tiles() -> None:
     env = {**os.environ, "FASTAPPLY_NO_AMX": "1"}
     found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert found.stdout.split() == ["True", "False"]
+
+
+needs_screen = pytest.mark.skipif(not cpu_kernels.screens(), reason="no AVX512-VNNI screen on this CPU")
+
+
+def q8_0_matrix(rows: int, inp: int, seed: int) -> compressed.Compressed:
+    generator = torch.Generator().manual_seed(seed)
+    q = torch.randint(-127, 128, (rows, inp), generator=generator, dtype=torch.int8)
+    scale = (torch.rand(rows, inp // 32, generator=generator) * 0.01).half().float()
+    return compressed.Compressed("q8_0", rows, inp, q, scale, None)
+
+
+def one_row_argmax(x: torch.Tensor, c: compressed.Compressed) -> list[int]:
+    return [int(compressed.linear(row[None], c)[0].argmax()) for row in x]
+
+
+@needs_screen
+@pytest.mark.parametrize("rows", [1, 3, 4, 7, 65])
+@pytest.mark.parametrize("vocab", [37, 1000], ids=["padded-group", "whole-groups"])
+def test_the_screen_chooses_the_argmax_of_one_row_products(rows, vocab) -> None:
+    c = q8_0_matrix(vocab, 96, seed=rows)
+    # ties and near-ties: row 9 repeats row 5 (the lower index wins); row 12 is row 5 with one
+    # weight a step higher, so where x is tiny its logit differs from row 5's in the last bits
+    c.scale[5] = 2**-6  # above any other row's (an fp16 value): row 5's own direction wins over the rest
+    c.q[9], c.q[12], c.scale[9], c.scale[12] = c.q[5], c.q[5], c.scale[5], c.scale[5]
+    c.q[5, 40] = c.q[9, 40] = min(int(c.q[5, 40]), 126)
+    c.q[12, 40] = c.q[5, 40] + 1
+    x = torch.randn(rows, 96, generator=torch.Generator().manual_seed(vocab + rows))
+    x[0, 32:64] = 0  # a block of zeros, its integers all 0
+    if rows > 1:
+        x[1] = -x[1].abs() * 50  # every logit far below zero (the padded rows' bounds are 0)
+        x[1, 7] = 3e4  # an outlier activation, as language models have
+    screen = compressed.Screen(c)
+    winners = set()
+    aligned = c.q[5].float() * c.scale[5].repeat_interleave(32)  # x lined up with row 5
+    ulps = 4 * float(aligned @ aligned) * 2**-23 / float(c.scale[5, 1])  # x[40] moving row 12 by ~4 ulps
+    for nudge in (ulps, -ulps, 0.0):  # row 12 wins by a hair, loses by one, or ties row 5 (and 9)
+        x[-1] = aligned
+        x[-1, 40] = nudge
+        expected = one_row_argmax(x, c)
+        assert screen.argmax(x).tolist() == expected
+        winners.add(expected[-1])
+    assert winners == {5, 12}
+
+
+@needs_screen
+def test_the_screen_declines_activations_that_are_not_finite() -> None:
+    screen = compressed.Screen(q8_0_matrix(64, 64, seed=0))
+    x = torch.randn(2, 64)
+    x[1, 3] = float("nan")
+    assert screen.argmax(x) is None
+    x[1, 3] = float("inf")
+    assert screen.argmax(x) is None
+
+
+def test_fastapply_no_screen_turns_the_screen_off() -> None:
+    code = "from apply_engine import cpu_kernels; print(cpu_kernels.screens())"
+    env = {**os.environ, "FASTAPPLY_NO_SCREEN": "1"}
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert found.stdout.split() == ["False"]

@@ -9,6 +9,7 @@ from apply_engine.compressed import MAX_ROWS
 from apply_engine.drafters.plan import PlanDrafter
 from apply_engine.fast_target import NATIVE_ROWS, FastTarget, make_target, unsupported_reason
 from apply_engine.speculative import HFTarget, plain_decode, speculative_decode
+from apply_engine.verify import argmax_rows
 
 
 def reference_logits(model: torch.nn.Module, tokens: list[int]) -> torch.Tensor:
@@ -213,6 +214,22 @@ def test_speculative_over_c_layers_equals_generate(compressible) -> None:
     assert_decodes_like(
         FastTarget(compressible, max_len=128), prompt, generate(compressible, prompt, 40), wrong_every=9
     )
+
+
+@needs_kernels
+def test_greedy_choices_are_the_argmax_of_the_logits(compressible) -> None:
+    """Over the GGUF model's q8_0 vocabulary a CPU with AVX512-VNNI screens for them (compressed.Screen);
+    over the bf16 one they come from the logits."""
+    tokens = torch.randint(3, 49000, (60,), generator=torch.Generator().manual_seed(4)).tolist()
+    screened, reference = FastTarget(compressible, max_len=128), FastTarget(compressible, max_len=128)
+    assert (screened.screen is not None) == (
+        cpu_kernels.screens() and compressible.config.model_type == "llama"
+    )
+    for target in (screened, reference):
+        target.prefill(tokens[:30])
+    for start, end in ((30, 37), (37, 38), (38, 60)):
+        assert screened.greedy(tokens[start:end]) == argmax_rows(reference.forward(tokens[start:end]))
+    assert screened.length == reference.length == 60
 
 
 def test_a_prompt_sharing_the_last_ones_prefix_prefills_only_the_rest(model, monkeypatch) -> None:

@@ -76,8 +76,10 @@ def test_smollm2_result_is_the_same_with_and_without_speculation(smollm2, specul
     assert stats.output_tokens == plain.stats.output_tokens
     assert stats.tau == pytest.approx(stats.output_tokens / stats.target_forwards)
     assert result.engine == "model" and stats.ttft_ms is not None and stats.tok_s > 0
-    # the stand-in's GGUF Q4_1/Q8_0 weights all compress: its passes run in the C layers
+    # the stand-in's GGUF Q4_1/Q8_0 weights all compress: its passes run in the C layers, and with
+    # AVX512-VNNI its greedy choices come from the screened q8_0 vocabulary
     expected = "FastTarget+c-layers+amx" if cpu_kernels.amx() else "FastTarget+c-layers"
+    expected += "+screen" if cpu_kernels.screens() else ""
     assert stats.forward == (expected if cpu_kernels.library() else "FastTarget")
 
 

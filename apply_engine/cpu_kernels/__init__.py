@@ -2,7 +2,8 @@
 
 `linear.c` multiplies by weights kept in a compressed block format (see apply_engine/compressed.py),
 and `amx.c` does the same products for several rows on the AMX tiles of recent Intel Xeons;
-`layer.c` runs whole decoder layers for a few new tokens over such weights (FastTarget on CPU). The
+`layer.c` runs whole decoder layers for a few new tokens over such weights (FastTarget on CPU), and
+`argmax.c` finds the argmax of a vocabulary product without computing it (greedy verification). The
 library is compiled once per source and machine into the user cache (`-march=native`, so a
 cache shared between machines of different CPUs keys them apart). It links `libgomp.so.1` by name,
 which resolves to the copy torch's CPU wheel has already loaded, so both share one OpenMP thread
@@ -23,7 +24,7 @@ from apply_engine.models import cache_root
 
 HERE = Path(__file__).parent
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
-SOURCES = ("kernels.h", "linear.c", "layer.c", "amx.c")
+SOURCES = ("kernels.h", "linear.c", "layer.c", "amx.c", "argmax.c")
 
 # Rows of x from which products run on AMX tiles (amx.c) where the CPU has them. A tile holds 16
 # tokens, and converting the weights to bf16 rows is a fixed cost, so fewer rows go through linear.c.
@@ -93,6 +94,19 @@ class Matrix(ctypes.Structure):
     ]
 
 
+class Screen(ctypes.Structure):
+    """struct screen (argmax.c): a q8_0 vocabulary matrix laid out for bounding its products."""
+
+    _fields_ = [
+        ("N", ctypes.c_int64),
+        ("K", ctypes.c_int64),
+        ("q", ctypes.c_void_p),
+        ("d", ctypes.c_void_p),
+        ("l1", ctypes.c_void_p),
+        ("slack", ctypes.c_void_p),
+    ]
+
+
 class Layer(ctypes.Structure):
     """struct layer (layer.c): one decoder layer's weights and KV cache."""
 
@@ -130,7 +144,10 @@ def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.matmul.argtypes = [ptr, size, ctypes.POINTER(Matrix), ptr, ptr]
     lib.decode_layers.argtypes = [ptr, size, ptr, ctypes.POINTER(Layer), size, ctypes.POINTER(Dims), ptr, ptr]
     lib.use_amx_from.argtypes = [size]
+    lib.screened_argmax.argtypes = [ptr, size, ctypes.POINTER(Screen), ctypes.POINTER(Matrix), ptr, ptr]
+    lib.screened_argmax.restype = ctypes.c_int
     lib.amx_available.restype = ctypes.c_int
+    lib.screen_available.restype = ctypes.c_int
     for fn in (lib.matmul, lib.decode_layers, lib.use_amx_from):
         fn.restype = None
     return lib
@@ -156,6 +173,13 @@ def amx() -> bool:
     that has them, granted the tile state by the kernel, and not turned off by FASTAPPLY_NO_AMX
     (all decided when the library loads)."""
     return library() is not None and _amx
+
+
+def screens() -> bool:
+    """Whether argmax.c finds greedy choices here without computing logits (a CPU with AVX512-VNNI);
+    FASTAPPLY_NO_SCREEN turns it off, to compare."""
+    lib = library()
+    return lib is not None and not os.environ.get("FASTAPPLY_NO_SCREEN") and bool(lib.screen_available())
 
 
 def build_id() -> str:

@@ -60,6 +60,9 @@ struct matrix {
 /* y[M, N] = x[M, K] @ W^T (+ bias, if not NULL) */
 void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y);
 
+/* x . W[n] for one row of x, the same bits as matmul gives for a product of that row alone */
+float matmul_row(const float *x, const struct matrix *W, int64_t n);
+
 /* The same product on AMX tiles (amx.c); returns 0, computing nothing, where it cannot run. */
 int amx_matmul(const float *x, int64_t M, const struct matrix *W, float *y);
 

@@ -108,6 +108,10 @@ static void row_bf16(const struct matrix *W, int64_t n, int64_t K, float *w) {
     decode_bf16((const uint16_t *)W->q + n * K, K, w);
 }
 
+static decode_fn *decoder(const struct matrix *W) {
+    return W->format == Q4_1 ? row_q4_1 : W->format == Q8_0 ? row_q8_0 : row_bf16;
+}
+
 /* Columns are split between threads in chunks; each chunk decodes NT weight rows at a time (a row
  * past N repeats the last one, its sums dropped) and writes y a whole chunk-row at a time. */
 static void run(const float *x, int64_t M, const struct matrix *W, decode_fn *decode, float *y) {
@@ -129,6 +133,16 @@ static void run(const float *x, int64_t M, const struct matrix *W, decode_fn *de
     }
 }
 
+/* x . W[n], in the order matmul computes a product of one row of x (dot_tile's leftover rows). */
+float matmul_row(const float *x, const struct matrix *W, int64_t n) {
+    int64_t K = W->K;
+    float w[K] __attribute__((aligned(64)));
+    decoder(W)(W, n, K, w);
+    v16f a = {0}, c = {0};
+    for (int64_t k = 0; k < K; k += 32) a += load(x + k) * load(w + k), c += load(x + k + 16) * load(w + k + 16);
+    return hsum(a + c);
+}
+
 /* Rows of x from which products run on AMX tiles where the CPU has them (amx.c); set from Python
  * (cpu_kernels.AMX_ROWS), and by tests to compare both kernels. */
 static int64_t amx_rows = INT64_MAX;
@@ -136,8 +150,7 @@ static int64_t amx_rows = INT64_MAX;
 void use_amx_from(int64_t rows) { amx_rows = rows; }
 
 void matmul(const float *x, int64_t M, const struct matrix *W, const float *bias, float *y) {
-    decode_fn *decode = W->format == Q4_1 ? row_q4_1 : W->format == Q8_0 ? row_q8_0 : row_bf16;
-    if (M < amx_rows || !amx_matmul(x, M, W, y)) run(x, M, W, decode, y);
+    if (M < amx_rows || !amx_matmul(x, M, W, y)) run(x, M, W, decoder(W), y);
     if (bias) {
         for (int64_t i = 0; i < M; i++) {
             for (int64_t n = 0; n < W->N; n++) y[i * W->N + n] += bias[n];

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apply_engine.models import load_cached, save_cached
-from apply_engine.speculative import Target
+from apply_engine.speculative import Target, greedy, prefill
 
 PASS_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 
@@ -49,14 +49,15 @@ class CostCurve:
 def measure_cost_curve(
     target: Target, context: Sequence[int], max_n: int = 128, repeats: int = 2
 ) -> CostCurve:
-    """Time forwards of 1, 2, 4 .. max_n tokens after `context` (the fastest of `repeats` each).
+    """Time greedy verify passes of 1, 2, 4 .. max_n tokens after `context` (the fastest of
+    `repeats` each).
 
     The target's cache is left holding `context`; callers reset it before decoding.
     """
     sizes = (*(n for n in PASS_SIZES if n < max_n), max_n)
     tokens = list(context) or [0]
     target.reset()
-    target.forward(tokens)
+    prefill(target, tokens)
     seconds = []
     for n in sizes:
         feed = (tokens * (n // len(tokens) + 1))[:n]
@@ -64,7 +65,7 @@ def measure_cost_curve(
         for _ in range(repeats):
             target.crop(len(tokens))
             start = time.perf_counter()
-            target.forward(feed)
+            greedy(target, feed)
             best = min(best, time.perf_counter() - start)
         seconds.append(best)
     target.crop(len(tokens))
