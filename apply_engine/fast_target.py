@@ -32,7 +32,7 @@ import ctypes
 import hashlib
 import time
 import weakref
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import torch
@@ -52,6 +52,8 @@ SUPPORTED = ("llama", "mistral", "qwen2")
 NATIVE_ROWS = 128
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ATTENTIONS = ("sdpa", "matmul")
+# What a forward returns: its logits, its final hidden states after the last norm, or nothing (a prefill)
+Output = Literal["logits", "normed", None]
 
 
 class Dims(NamedTuple):
@@ -404,7 +406,7 @@ class FastTarget:
             self.c_prefill, best = in_c, float("inf")
             for _ in range(2):
                 start = time.perf_counter()
-                self.run(ids, positions, rows, head=False)
+                self.run(ids, positions, rows, out=None)
                 best = min(best, time.perf_counter() - start)
             return best
 
@@ -424,7 +426,7 @@ class FastTarget:
 
     @torch.inference_mode()
     def forward(self, tokens: list[int]) -> torch.Tensor:
-        return self.append(tokens, head=True)  # [n, vocab]
+        return self.append(tokens, "logits")  # [n, vocab]
 
     @torch.inference_mode()
     def greedy(self, tokens: list[int]) -> list[int]:
@@ -433,24 +435,24 @@ class FastTarget:
         exactly the argmax of each position's logits as a one-token forward computes them."""
         if self.screen is None:
             return argmax_rows(self.forward(tokens))
-        hidden = self.append(tokens, head=False)  # [n, hidden]
-        choices = self.screen.argmax(F.rms_norm(hidden, hidden.shape[-1:], self.norm, self.dims.eps))
-        return choices.tolist() if choices is not None else argmax_rows(self.head(hidden))
+        normed = self.append(tokens, "normed")  # [n, hidden]
+        choices = self.screen.argmax(normed)
+        return choices.tolist() if choices is not None else argmax_rows(linear(normed, self.lm_head, None))
 
-    def append(self, tokens: list[int], head: bool) -> torch.Tensor:
-        """Run `tokens` after the cached ones; their logits with `head`, else their final hidden states."""
+    def append(self, tokens: list[int], out: Output) -> torch.Tensor | None:
+        """Run `tokens` after the cached ones; `out`: what of theirs to return (see `run`)."""
         n, base = len(tokens), self.length
         if base + n > self.max_len:
             raise ValueError(f"static cache of {self.max_len} tokens is full")
-        bucket = next((b for b in self.buckets if b >= n), None) if self.pad and head else None
+        bucket = next((b for b in self.buckets if b >= n), None) if self.pad and out == "logits" else None
         del self.cached[base:]  # overwritten from here on
         if bucket is None:  # unpadded: a long prefill, or any forward when not padding
-            out = self.unpadded(tokens, head)
+            result = self.unpadded(tokens, out)
         else:
-            out = self.padded(tokens, bucket)
+            result = self.padded(tokens, bucket)
         self.length = base + n
         self.cached += tokens
-        return out
+        return result
 
     @torch.inference_mode()
     def prefill(self, tokens: list[int]) -> None:
@@ -462,12 +464,12 @@ class FastTarget:
         kept = common_prefix(self.cached[self.length :], tokens)
         self.length, tokens = self.length + kept, tokens[kept:]
         if tokens:
-            self.append(tokens, head=self.pad and len(tokens) <= self.buckets[-1])
+            self.append(tokens, "logits" if self.pad and len(tokens) <= self.buckets[-1] else None)
 
-    def unpadded(self, tokens: list[int], head: bool = True) -> torch.Tensor:
-        positions = torch.arange(self.length, self.length + len(tokens), device=self.device)
+    def unpadded(self, tokens: list[int], out: Output) -> torch.Tensor | None:
+        positions = self.slots[self.length : self.length + len(tokens)]  # [n]
         extent = None if self.pad else self.length + len(tokens)
-        return self.run(torch.tensor(tokens, device=self.device), positions, extent, head)
+        return self.run(torch.tensor(tokens, device=self.device), positions, extent, out)
 
     def padded(self, tokens: list[int], bucket: int) -> torch.Tensor:
         """The forward padded to `bucket` tokens: a graph replay on CUDA, eager elsewhere."""
@@ -502,20 +504,22 @@ class FastTarget:
 
     @torch.inference_mode()
     def run(
-        self, ids: torch.Tensor, positions: torch.Tensor, extent: int | None = None, head: bool = True
-    ) -> torch.Tensor:
-        """Logits of `ids` at `positions` (without `head`: their final hidden states, before the norm);
+        self, ids: torch.Tensor, positions: torch.Tensor, extent: int | None = None, out: Output = "logits"
+    ) -> torch.Tensor | None:
+        """`ids` at `positions` into the cache, and their logits, or their final hidden states after the
+        last norm ("normed"), or nothing (None: a prefill, which then skips what only feeds them);
         attention reads the first `extent` slots (None: all)."""
-        # ids, positions: [n] -> logits [n, vocab]
+        # ids, positions: [n] -> logits [n, vocab], or normed hidden states [n, hidden]
         x = F.embedding(ids, self.embed)  # [n, hidden]
         if self.native is not None and (ids.shape[0] <= MAX_ROWS or self.c_prefill):
             layers, dims = self.native
+            norm = None if out is None else self.norm.data_ptr()  # applied in C, after the last layer
             for start in range(0, ids.shape[0], NATIVE_ROWS):  # a long prefill in slices, in order
                 rows = min(NATIVE_ROWS, ids.shape[0] - start)
                 with cpu_kernels.ONE_AT_A_TIME:
                     cpu_kernels.library().decode_layers(
                         x[start:].data_ptr(), rows, positions[start:].data_ptr(), layers, len(layers), dims,
-                        self.cos.data_ptr(), self.sin.data_ptr(),
+                        self.cos.data_ptr(), self.sin.data_ptr(), norm,
                     )  # fmt: skip
         else:
             cos, sin = self.cos[positions, None], self.sin[positions, None]  # [n, 1, head_dim]
@@ -523,11 +527,10 @@ class FastTarget:
             for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
                 k_cache, v_cache = k_cache[:, :extent], v_cache[:, :extent]  # views: writes reach the cache
                 x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
-        return self.head(x) if head else x
-
-    def head(self, x: torch.Tensor) -> torch.Tensor:
-        # [n, hidden] -> logits [n, vocab]
-        return linear(F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps), self.lm_head, None)
+            x = F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps)
+        if out is None:
+            return None
+        return linear(x, self.lm_head, None) if out == "logits" else x
 
     def mask(self, positions: torch.Tensor, extent: int | None) -> torch.Tensor:
         """Additive mask over the first `extent` slots, built once per forward: 0 where slot <= position."""

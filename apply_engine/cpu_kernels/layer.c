@@ -166,11 +166,13 @@ static void add(float *x, const float *y, int64_t n) {
     for (int64_t i = 0; i < n; i += 16) store(x + i, load(x + i) + load(y + i));
 }
 
-/* x: [M, hidden], updated in place through every layer; positions: [M] cache slots of the new
- * tokens; cos, sin: [cache_len, head_dim] rotary tables (sin signed as in `rotate`). Dimensions
+/* x: [M, hidden], updated in place through every layer, then normalised by `final_norm` (the
+ * model's last RMSNorm weight); positions: [M] cache slots of the new tokens; cos, sin:
+ * [cache_len, head_dim] rotary tables (sin signed as in `rotate`). Without final_norm (NULL: a
+ * prefill, whose x nobody reads) the last layer stops once its keys and values are cached. Dimensions
  * (hidden, head_dim, intermediate) are multiples of 32, as the compressed formats need. */
-void decode_layers(float *x, int64_t M, const int64_t *positions, const struct layer *layers,
-                   int64_t n_layers, const struct dims *dims, const float *cos, const float *sin) {
+void decode_layers(float *x, int64_t M, const int64_t *positions, const struct layer *layers, int64_t n_layers,
+                   const struct dims *dims, const float *cos, const float *sin, const float *final_norm) {
     int64_t H = dims->hidden, hd = dims->head_dim, I = dims->intermediate, L = dims->cache_len;
     int64_t qh = dims->heads, kvh = dims->kv_heads, group = qh / kvh, width = (qh + 2 * kvh) * hd;
     float *normed = malloc(sizeof(float) * M * H), *qkv = malloc(sizeof(float) * M * width);
@@ -190,6 +192,7 @@ void decode_layers(float *x, int64_t M, const int64_t *positions, const struct l
                 memcpy(ly->v_cache + (g * L + pos) * hd, row + (qh + kvh + g) * hd, sizeof(float) * hd);
             }
         }
+        if (!final_norm && l == n_layers - 1) break; /* the rest of the layer only feeds x */
         /* the queries of each KV head (its group's heads, for every new token), in chunks of at
          * most QB as even as possible: each key and value is read once per chunk */
         int64_t per_head = group * M, chunks = (per_head + QB - 1) / QB;
@@ -229,5 +232,6 @@ void decode_layers(float *x, int64_t M, const int64_t *positions, const struct l
         matmul(act, M, &ly->down, ly->down_bias, delta);
         add(x, delta, M * H);
     }
+    if (final_norm) rms_norm(x, M, H, final_norm, dims->eps, x); /* each row read whole before it is written */
     free(normed), free(qkv), free(att), free(gate_up), free(act), free(delta);
 }
