@@ -151,6 +151,7 @@ def test_the_screen_chooses_the_argmax_of_one_row_products(rows, vocab) -> None:
     c.q[12, 40] = c.q[5, 40] + 1
     x = torch.randn(rows, 96, generator=torch.Generator().manual_seed(vocab + rows))
     x[0, 32:64] = 0  # a block of zeros, its integers all 0
+    x[0, 64:96] = 1e-39 * torch.randn(32, generator=torch.Generator().manual_seed(rows))  # too small to scale
     if rows > 1:
         x[1] = -x[1].abs() * 50  # every logit far below zero (the padded rows' bounds are 0)
         x[1, 7] = 3e4  # an outlier activation, as language models have

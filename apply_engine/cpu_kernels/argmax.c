@@ -12,7 +12,7 @@
  * matmul computes a single row. So the choice is the argmax of exactly the logits a one-token
  * forward would have produced, ties going to the lowest index as torch.argmax breaks them.
  *
- * Weights are laid out for the instruction (apply_engine/cpu_kernels/__init__.py, `screen`): for
+ * Weights are laid out for the instruction (apply_engine/compressed.py, `Screen`): for
  * each group of 16 rows and each block, 8 vectors of [16 rows][4 bytes], bytes q + 128 (the
  * instruction multiplies unsigned by signed bytes; the 128 * sum a it adds is taken off again).
  *
@@ -32,26 +32,29 @@ int screen_available(void) { return 1; }
 
 struct screen {
     int64_t N, K; /* the rows of W (the vocabulary) and their length */
-    const uint8_t *q;
+    const uint8_t *q;   /* [groups][blocks][8][16 rows][4]: q + 128 */
     const float *d;     /* [groups][blocks][16]: the blocks' scales */
     const uint8_t *l1;  /* [groups][blocks][16]: ceil(sum |q| / 16) over each block; times 16 d, its L1 norm */
     const float *slack; /* [groups * 16]: the rounding allowance of each row, per unit of max |x| */
 };
 
-/* a = round(x / s) per block, s = max |x| / 127 (0 for a block of zeros); returns 0 unless x is finite. */
+/* a = round(x / s) per block, s = max |x| / 127; returns 0 unless x is finite. A block too small to
+ * scale (zeros, or values so small that 127 / max overflows) gets a = 0 and s = 2 max, so that the
+ * margin, s / 2 per unit of L1 norm, covers it whole. */
 static int quantise(const float *x, int64_t K, int8_t *a, float *s, int32_t *offset, float *largest) {
     float top = 0;
     for (int64_t b = 0; b < K / BLOCK; b++) {
         float peak = 0;
         for (int j = 0; j < BLOCK; j++) peak = fmaxf(peak, fabsf(x[b * BLOCK + j]));
         if (!(peak <= 1e30f)) return 0; /* inf or nan */
-        float inverse = peak > 0 ? 127 / peak : 0;
+        float inverse = 127 / peak;
+        int scalable = inverse <= 1e38f;
         int32_t sum = 0;
         for (int j = 0; j < BLOCK; j++) {
-            a[b * BLOCK + j] = (int8_t)nearbyintf(x[b * BLOCK + j] * inverse);
+            a[b * BLOCK + j] = scalable ? (int8_t)nearbyintf(x[b * BLOCK + j] * inverse) : 0;
             sum += a[b * BLOCK + j];
         }
-        s[b] = peak / 127, offset[b] = 128 * sum, top = fmaxf(top, peak);
+        s[b] = scalable ? peak / 127 : 2 * peak, offset[b] = 128 * sum, top = fmaxf(top, peak);
     }
     *largest = top;
     return 1;
@@ -77,7 +80,7 @@ static inline __attribute__((always_inline)) void bound_group(const struct scree
         for (int r = 0; r < rows; r++) dot[r] = _mm512_set1_epi32(-offset[r * blocks + b]);
         for (int j = 0; j < BLOCK / 4; j++) {
             __m512i wj = _mm512_loadu_si512(w + j * 4 * GROUP);
-            for (int r = 0; r < rows; r++) { /* x's 4 integers at j, broadcast (folded into the instruction) */
+            for (int r = 0; r < rows; r++) { /* x's 4 integers at j, in every lane */
                 __m512i four = _mm512_broadcastd_epi32(_mm_loadu_si32(a + r * K + b * BLOCK + 4 * j));
                 dot[r] = _mm512_dpbusd_epi32(dot[r], wj, four);
             }
@@ -143,7 +146,7 @@ int screened_argmax(const float *x, int64_t M, const struct screen *S, const str
                     int64_t n = g * GROUP + __builtin_ctz(reach);
                     if (n >= S->N) break;
                     float value = matmul_row(x + m * K, W, n);
-                    if (value > top[m] || (value == top[m] && n < at[m])) top[m] = value, at[m] = n;
+                    if (value > top[m]) top[m] = value, at[m] = n; /* n rises: a tie keeps the first */
                 }
             }
         }
