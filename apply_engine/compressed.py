@@ -202,10 +202,10 @@ class Screen:
         # x: [n, in] fp32 -> [n] int64
         x = x.contiguous()
         stride = self.q.shape[0] * GROUP
-        if self.scratch.numel() < x.shape[0] * stride:
-            self.scratch = torch.empty(x.shape[0] * stride)
         choice = torch.empty(x.shape[0], dtype=torch.int64)
-        with cpu_kernels.ONE_AT_A_TIME:
+        with cpu_kernels.ONE_AT_A_TIME:  # the targets of one model share this screen and its scratch
+            if self.scratch.numel() < x.shape[0] * stride:
+                self.scratch = torch.empty(x.shape[0] * stride)  # [rows of x, vocabulary]: upper bounds
             found = cpu_kernels.library().screened_argmax(
                 x.data_ptr(), x.shape[0], self.struct, self.matrix, self.scratch.data_ptr(), choice.data_ptr()
             )
