@@ -435,7 +435,8 @@ class FastTarget:
     def greedy(self, tokens: list[int]) -> list[int]:
         """The argmax of forward(tokens)'s logits at each position. With a screen (a q8_0 vocabulary on
         a CPU with AVX512-VNNI) they are found without computing the logits, about twice as fast:
-        exactly the argmax of each position's logits as a one-token forward computes them."""
+        exactly the argmax of each position's logits, as the product of its hidden state alone
+        computes them."""
         if self.screen is None:
             return argmax_rows(self.forward(tokens))
         normed = self.append(tokens, "normed")  # [n, hidden]
