@@ -531,7 +531,8 @@ class FastTarget:
             for layer, k_cache, v_cache in zip(self.layers, self.k_cache, self.v_cache, strict=True):
                 k_cache, v_cache = k_cache[:, :extent], v_cache[:, :extent]  # views: writes reach the cache
                 x = self.block(x, layer, k_cache, v_cache, positions, cos, sin, mask, self.dims)
-            x = F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps)
+            if out is not None:
+                x = F.rms_norm(x, x.shape[-1:], self.norm, self.dims.eps)
         if out is None:
             return None
         return linear(x, self.lm_head, None) if out == "logits" else x
