@@ -142,17 +142,8 @@ class Dims(ctypes.Structure):
 def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     ptr, size = ctypes.c_void_p, ctypes.c_int64
     lib.matmul.argtypes = [ptr, size, ctypes.POINTER(Matrix), ptr, ptr]
-    lib.decode_layers.argtypes = [
-        ptr,
-        size,
-        ptr,
-        ctypes.POINTER(Layer),
-        size,
-        ctypes.POINTER(Dims),
-        ptr,
-        ptr,
-        ptr,
-    ]
+    layers, dims = ctypes.POINTER(Layer), ctypes.POINTER(Dims)
+    lib.decode_layers.argtypes = [ptr, size, ptr, layers, size, dims, ptr, ptr, ptr]
     lib.use_amx_from.argtypes = [size]
     lib.screened_argmax.argtypes = [ptr, size, ctypes.POINTER(Screen), ctypes.POINTER(Matrix), ptr, ptr]
     lib.screened_argmax.restype = ctypes.c_int
