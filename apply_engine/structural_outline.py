@@ -127,7 +127,8 @@ CONTINUED = 1 << 20  # virtual indent of lines inside a multi-line string: part 
 TRIPLE = ('"""', "'''")
 LONG_STRINGS = {
     "python": re.compile(
-        r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+        r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
+        re.S,  # `.` after a backslash: a line continuation (`"""\` opens many a template)
     ),
     "javascript": re.compile(
         r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S

@@ -377,3 +377,16 @@ def test_an_import_shown_above_a_marker_goes_below_the_docstring_and_imports() -
         "print(circle_area(1.0))", "print(circle_area(1.0), cmath.pi)"
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_triple_quoted_string_opened_with_a_line_continuation_stays_one_string() -> None:
+    original = (
+        'TEMPLATE = """\\\nimport sys\nsys.exit(main())\n"""\n\n\n'
+        "def interpreter(path):\n    with open(path) as f:\n        return f.readline()\n\n\n"
+        'def main():\n    """Run."""\n    return 0\n'
+    )
+    snippet = "def interpreter(path):\n    return path.read_text().splitlines()[0]\n"
+    expected = original.replace(
+        "    with open(path) as f:\n        return f.readline()\n", "    return path.read_text().splitlines()[0]\n"
+    )
+    assert merged(original, snippet, language="python") == expected
