@@ -11,7 +11,10 @@ neighbouring anchors, kept in order (LIS). Between two anchors:
     no marker in between  -> the gap is replaced by the snippet's new items (an explicit deletion,
                              checked against MAX_SILENT_DELETION)
     removal comment       -> the original item it names is deleted
-    file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone)
+    file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone);
+                             so is a block's omitted tail when the snippet ends inside that block
+                             and elides something in it, and the siblings after a block whose last
+                             line is a marker no deeper than its header (TOML, Markdown)
 
 Matched items are copied when equal, recursed into when both have children, else replaced.
 Anything unsure (twins, look-alike neighbours, new code between two markers) is reported as a
@@ -448,8 +451,10 @@ class Aligner:
     # 2. one level -------------------------------------------------------------------------
 
     def level(
-        self, o_items: list[Item], s_items: list[Item], reindent: Reindent, top: bool
+        self, o_items: list[Item], s_items: list[Item], reindent: Reindent, top: bool, open_end: bool = False
     ) -> list[Op] | None:
+        """`open_end`: the snippet ends inside this block (nothing but markers after it, and no
+        closer), so a block that elides anything keeps what it leaves out after its last item."""
         matches = self.match(o_items, s_items)
         if matches is None:
             return None
@@ -463,14 +468,26 @@ class Aligner:
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
         whole_file = self.rewrite and anchors[:1] == [(0, 0)]
+        # the file keeps what the snippet leaves out at its ends; a block does at its end when the
+        # snippet ends inside it and elides something in it, else it was shown whole, ends and all
+        keeps_tail = top or (open_end and any(has_marker(item) for item in s_items))
         for (sa, oa), (sb, ob) in pairwise(bounds):
-            edge = "lead" if sa < 0 else "tail" if sb == len(s_items) and not whole_file else None
-            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge if top else None)
+            edge = None
+            if sa < 0:
+                edge = "lead" if top else None
+            elif sb == len(s_items):
+                edge = "tail" if keeps_tail and not whole_file else None
+            elif self.ends_in_marker(s_items[sa]):
+                edge = "elided"
+            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge)
             if gap is None:
                 return None
             ops += gap
             if sb < len(s_items):
-                pair = self.pair(o_items[ob], s_items[sb], sb > 0 and not s_items[sb - 1].marker)
+                last = not s_items[sb].closer and all(item.marker for item in s_items[sb + 1 :])
+                pair = self.pair(
+                    o_items[ob], s_items[sb], sb > 0 and not s_items[sb - 1].marker, open_end and last
+                )
                 if pair is None:
                     return None
                 ops += pair
@@ -510,7 +527,7 @@ class Aligner:
             else:
                 parts[-1].append(item)
         if o_gap and len(parts) == 1 and edge is not None:
-            parts = [[], *parts] if edge == "lead" else [*parts, []]  # an omitted head/tail: a marker
+            parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         before, head = self.positional(o_gap, parts[0])
@@ -706,8 +723,11 @@ class Aligner:
 
     # 3. one matched pair -----------------------------------------------------------------
 
-    def pair(self, o_item: Item, s_item: Item, shown_spacing: bool) -> list[Op] | None:
-        """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count."""
+    def pair(
+        self, o_item: Item, s_item: Item, shown_spacing: bool, open_end: bool = False
+    ) -> list[Op] | None:
+        """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count;
+        `open_end`: the snippet ends inside it (see `level`)."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -734,7 +754,7 @@ class Aligner:
         if not s_item.children or not o_item.children:
             body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
             return None if body is None else head + body
-        inner = self.level(o_item.children, s_item.children, reindent, top=False)
+        inner = self.level(o_item.children, s_item.children, reindent, top=False, open_end=open_end)
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
@@ -754,6 +774,17 @@ class Aligner:
             s_item,
         )
         return None
+
+    def ends_in_marker(self, item: Item) -> bool:
+        """A block without a closer whose last line is a marker no deeper than its header (TOML's
+        `[table]` ... `# ...`, a Markdown section): the marker may elide the rest of the block or the
+        siblings after it, so it stands for both."""
+        last = item
+        while last.children and not last.closer:
+            last = last.children[-1]
+        if last is item or not last.marker:
+            return False
+        return len(leading(self.snippet.lines[last.header])) <= len(leading(self.snippet.lines[item.header]))
 
     def is_function(self, item: Item) -> bool:
         """A function or method declaration (not a class, a control block or a call with a callback)."""

@@ -269,7 +269,7 @@ def analyse(raw: str, language: str) -> Analysis:
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
-    ops = aligner.level(o_tree, s_tree, identity(), top=True)
+    ops = aligner.level(o_tree, s_tree, identity(), top=True, open_end=True)
     return None if ops is None else [*ops, Copy(o_tree[-1].end, size)]
 
 
@@ -279,7 +279,7 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
         return None
     aligner.rewrite = False
     s_tree = without_outer_closers(s_tree, aligner.snippet.lines)
-    ops = aligner.level(container.children, s_tree, identity(), top=True)
+    ops = aligner.level(container.children, s_tree, identity(), top=True, open_end=True)
     if ops is None:
         return None
     head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
@@ -307,7 +307,7 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
     head, closer = Copy(0, container.children[0].lead), Copy(container.children[-1].end, container.end)
     if not after or all(item.marker for item in rest):
         return [head, *inner, closer, Copy(container.end, size)]
-    outer = aligner.level(after, rest, identity(), top=True)
+    outer = aligner.level(after, rest, identity(), top=True, open_end=True)
     return None if outer is None else [head, *inner, closer, *outer, Copy(o_tree[-1].end, size)]
 
 

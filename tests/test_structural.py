@@ -387,6 +387,56 @@ def test_a_triple_quoted_string_opened_with_a_line_continuation_stays_one_string
     )
     snippet = "def interpreter(path):\n    return path.read_text().splitlines()[0]\n"
     expected = original.replace(
-        "    with open(path) as f:\n        return f.readline()\n", "    return path.read_text().splitlines()[0]\n"
+        "    with open(path) as f:\n        return f.readline()\n",
+        "    return path.read_text().splitlines()[0]\n",
     )
     assert merged(original, snippet, language="python") == expected
+
+
+COMPOSE = """services:
+  web:
+    image: app:1
+  db:
+    image: postgres:15
+  mail:
+    image: mailhog:1
+
+volumes:
+  data: {}
+"""
+
+
+def test_a_snippet_ending_inside_a_block_it_elides_keeps_the_rest_of_the_block() -> None:
+    snippet = "services:\n  # ... existing services ...\n  db:\n    image: postgres:16\n"
+    expected = COMPOSE.replace("postgres:15", "postgres:16")
+    assert merged(COMPOSE, snippet, language="yaml") == expected
+
+
+def test_a_block_shown_to_its_end_before_a_sibling_still_deletes_its_omitted_last_item() -> None:
+    snippet = (
+        "services:\n  # ... existing services ...\n  db:\n    image: postgres:15\n\nvolumes:\n  data: {}\n"
+    )
+    expected = COMPOSE.replace("  mail:\n    image: mailhog:1\n", "")
+    assert merged(COMPOSE, snippet, language="yaml") == expected
+
+
+def test_code_after_a_loop_whose_body_ends_in_a_marker_is_kept() -> None:
+    original = (
+        "def main(items):\n    total = 0\n    for item in items:\n        total += item\n        log(item)\n"
+        "    return total\n"
+    )
+    snippet = (
+        "def main(items):\n    # ... existing code ...\n    for item in items:\n        total += item\n"
+        "        seen.add(item)\n        # ... existing code ...\n"
+    )
+    expected = original.replace("total += item\n", "total += item\n        seen.add(item)\n")
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_toml_marker_at_column_zero_after_a_table_elides_the_tables_after_it_too() -> None:
+    original = (
+        '[features]\ndefault = []\n\n[[bin]]\nname = "a"\npath = "a.rs"\n\n[[bin]]\nname = "b"\n'
+        'path = "b.rs"\n\n[profile.release]\nlto = true\n'
+    )
+    snippet = "[features]\n# ... existing code ...\n\n[profile.release]\nlto = true\nstrip = true\n"
+    assert merged(original, snippet, language="toml") == original + "strip = true\n"
