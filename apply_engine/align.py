@@ -73,9 +73,14 @@ REMOVAL_NOISE = frozenset(
 )
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
+ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
 TERMINATORS = frozenset({"return", "raise", "throw"})
-SAME_BLOCK_SIMILARITY = 0.75  # a block next to an anchor this similar to the original's is its edit
+# How alike a new block next to an elided one of the same kind (`if`, `it "..." do`, `{`) must be
+# to be its edit; between UNSURE and EDIT it may be an edit or a new look-alike, which is ambiguous.
+BLOCK_EDIT_SIMILARITY = 0.8
+BLOCK_UNSURE_SIMILARITY = 0.6
+LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
@@ -125,7 +130,8 @@ DECLARATION_WORDS = frozenset(
         "service",
     ]
 )
-ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|=(?![=>]))")
+ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
+PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 CONTROL = frozenset(
@@ -208,6 +214,8 @@ def signature_key(line: str) -> str:
     if not text:
         return text
     first = FIRST_WORD_END.split(text, maxsplit=1)[0]
+    if first == "await":  # `await db.execute(...)` is keyed as its call
+        return "await " + (call_key(text[6:]) or text[6:])
     if first in CONTROL:
         return text
     if text.startswith(IMPORT_STARTS):
@@ -220,7 +228,7 @@ def signature_key(line: str) -> str:
         if found:
             return found.group(1)
     if ":" in text or "=" in text:
-        found = ASSIGN.match(text)
+        found = ASSIGN.match(text) or PIN.match(text)
         if found:
             return found.group(1)
     if text.endswith(";"):
@@ -508,8 +516,8 @@ class Aligner:
         shown = list(takewhile(lambda item: not item.marker, s_items))
         if not shown or len(shown) == len(s_items):
             return None
-        before, edited = self.positional(o_items, shown)
-        if before or not edited:
+        found = self.positional(o_items, shown)
+        if found is None or found[0] or not found[1]:
             return None
         return self.gap(o_items, s_items, reindent, None)
 
@@ -530,10 +538,15 @@ class Aligner:
             parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
-        before, head = self.positional(o_gap, parts[0])
+        found = self.positional(o_gap, parts[0])
+        if found is None:
+            return None
+        before, head = found
         rest = o_gap[len(head) :]
-        after, tail = self.positional(rest[::-1], parts[-1][::-1]) if len(parts) > 1 else (0, [])
-        tail = tail[::-1]
+        found = self.positional(rest[::-1], parts[-1][::-1]) if len(parts) > 1 else (0, [])
+        if found is None:
+            return None
+        after, tail = found[0], found[1][::-1]
         kept = rest[: len(rest) - len(tail)]
         new_first = parts[0][before + len(head) :]
         new_last = parts[-1][: len(parts[-1]) - after - len(tail)]
@@ -613,45 +626,87 @@ class Aligner:
             return None
         return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge)
 
-    def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]]:
+    def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]] | None:
         """(k, modified): snippet items from k on edit the original items from the start, pairwise,
-        each with the signature of the original item there; items before k are insertions."""
+        each with the signature of the original item there; items before k are insertions. None
+        when an item may as well be an edit as a new look-alike (the reason is recorded)."""
         if not o_items:
             return 0, []
-        start = next((k for k, item in enumerate(s_items) if self.same_signature(item, o_items[0])), None)
+        start = None
+        for k, item in enumerate(s_items):
+            same = self.same_signature(item, o_items[0])
+            if same is None:
+                return self.unsure(item)
+            if same:
+                start = k
+                break
         if start is None:
             return 0, []
         found = []
         for s_item, o_item in zip(s_items[start:], o_items, strict=False):
-            if not self.same_signature(s_item, o_item):
+            same = self.same_signature(s_item, o_item)
+            if same is None:
+                return self.unsure(s_item)
+            if not same:
                 break
             found.append(o_item)
         return start, found
 
-    def same_signature(self, s_item: Item, o_item: Item) -> bool:
-        """Same named signature, or the same kind of block (`if`, `<div>`) with similar text."""
+    def unsure(self, item: Item) -> None:
+        header = normalize(self.snippet.lines[item.header])
+        self.fail(
+            "edit_or_insertion", f"{header[:60]!r} may edit the elided original code there or add to it", item
+        )
+
+    def same_signature(self, s_item: Item, o_item: Item) -> bool | None:
+        """Same named signature, or the same kind of block (`if`, `<div>`) with similar text; None
+        when too alike to be new and too different to be sure it is an edit."""
         s_header, o_header = (
             normalize(self.snippet.lines[s_item.header]),
             normalize(self.original.lines[o_item.header]),
         )
         if self.shows_only_prefix(s_item, o_item):
             return True
-        key = self.snippet.key(s_item)
-        if key != s_header:
-            return key == self.original.key(o_item)
-        if s_header.startswith(DOCSTRING) and o_header.startswith(DOCSTRING):
-            return True  # a docstring where the original has one
+        key, o_key = self.snippet.key(s_item), self.original.key(o_item)
+        if key != s_header and (key == o_key or not self.same_call_on_text(key, o_key, s_item, o_item)):
+            return key == o_key
+        if s_header.startswith(ONE_PER_FILE) and o_header.startswith(ONE_PER_FILE):
+            return True  # a docstring or a shebang where the original has one
         s_word, o_word = s_header.split()[:1], o_header.split()[:1]
         if s_word and s_word == o_word and s_word[0] in TERMINATORS:
             return True  # a second `return` next to the first would be dead code: it is an edit
-        if COMMENT_START.match(s_header) or not (s_item.children and o_item.children):
+        if not s_word or s_word != o_word or COMMENT_START.match(s_header):
             return False
-        if s_header.split()[:1] != o_header.split()[:1]:
+        if bool(s_item.children) != bool(o_item.children):
             return False
         similarity = SequenceMatcher(
             None, self.snippet.text(s_item), self.original.text(o_item), autojunk=False
+        ).ratio()
+        if not s_item.children:
+            return None if similarity >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
+        if similarity >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
+            return True
+        return None if similarity >= BLOCK_UNSURE_SIMILARITY else False
+
+    def unlike_elements(self, s_item: Item, o_item: Item) -> bool:
+        """Two list elements (`{`, `- {`: no name in the header) whose first lines differ: nothing
+        says that one is the other."""
+        if NAME.search(self.snippet.lines[s_item.header]) or not (s_item.children and o_item.children):
+            return False
+        return self.snippet.text(s_item.children[0]) != self.original.text(o_item.children[0])
+
+    @staticmethod
+    def same_call_on_text(key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
+        """`db.execute("UPDATE ...")` by `db.execute("UPDATE ... now() ...")`: one statement calling
+        the same function on different text (a space in it: SQL, a message, not a route or a name)."""
+        callee, paren, argument = key.partition("(")
+        o_callee, _, o_argument = o_key.partition("(")
+        return (
+            bool(paren)
+            and callee == o_callee
+            and " " in argument + o_argument
+            and not (s_item.children or o_item.children)
         )
-        return similarity.ratio() >= SAME_BLOCK_SIMILARITY
 
     def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows just the comment above an original item (a marker elides the rest)."""

@@ -440,3 +440,57 @@ def test_a_toml_marker_at_column_zero_after_a_table_elides_the_tables_after_it_t
     )
     snippet = "[features]\n# ... existing code ...\n\n[profile.release]\nlto = true\nstrip = true\n"
     assert merged(original, snippet, language="toml") == original + "strip = true\n"
+
+
+def test_a_new_shebang_replaces_the_old_one() -> None:
+    original = '#!/usr/bin/env python3\n"""Tool."""\n\nimport sys\n\n\ndef main():\n    return 0\n'
+    snippet = '#!/usr/bin/env -S python3 -u\n"""Tool."""\n\n# ... existing code ...\n'
+    expected = original.replace("python3\n", "-S python3 -u\n", 1)
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_bumped_pin_on_the_last_line_of_a_requirements_file_is_an_edit() -> None:
+    original = "click==8.1.7\nhttpx==0.27.0\nrequests==2.32.3\nsentry-sdk==2.5.1\n"
+    snippet = "# ... existing requirements ...\nrequests==2.32.3\nsentry-sdk==2.7.0\n"
+    assert merged(original, snippet, language="text") == original.replace("2.5.1", "2.7.0")
+
+
+def test_an_augmented_assignment_shown_changed_is_an_edit() -> None:
+    original = "def main(items):\n    total = 0\n    for item in items:\n        total += item\n        log(item)\n    return total\n"
+    snippet = "def main(items):\n    # ... existing code ...\n    for item in items:\n        total += item * 2\n        # ... existing code ...\n"
+    expected = original.replace("total += item\n", "total += item * 2\n")
+    assert merged(original, snippet, language="python") == expected
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language"),
+    [
+        (  # a changed `if` a little too unlike the original to be sure it is its edit
+            "def load(lines):\n    for line in lines:\n        if not line.strip():\n            continue\n"
+            "        yield line\n",
+            "def load(lines):\n    for line in lines:\n        if not line.strip() or line.startswith('#'):\n"
+            "            continue\n        # ... existing code ...\n",
+            "python",
+        ),
+        (  # a new list element like the elided one next to it, with a different first line
+            "module.exports = {\n  rules: [\n    {\n      test: /\\.css$/,\n      use: 'css',\n    },\n    {\n"
+            "      test: /\\.png$/,\n      type: 'asset',\n    },\n  ],\n};\n",
+            "module.exports = {\n  rules: [\n    // ... existing rules ...\n    {\n      test: /\\.woff$/,\n"
+            "      type: 'asset',\n    },\n  ],\n};\n",
+            "javascript",
+        ),
+        (  # the same call on changed text after a marker
+            "async function pay(id) {\n  const order = await find(id);\n"
+            '  await db.execute("UPDATE orders SET paid = 1 WHERE id = $1", [id]);\n  log(id);\n}\n',
+            "async function pay(id) {\n  // ... existing code ...\n"
+            '  await db.execute("UPDATE orders SET paid = 1, at = now() WHERE id = $1", [id]);\n  log(id);\n}\n',
+            "javascript",
+        ),
+    ],
+    ids=["if-block", "list-element", "sql-statement"],
+)
+def test_new_code_as_alike_to_the_elided_code_next_to_it_as_an_edit_would_be_is_ambiguous(
+    original: str, snippet: str, language: str
+) -> None:
+    result = ambiguous(original, snippet, language=language)
+    assert result.reasons[0].code == "edit_or_insertion"
