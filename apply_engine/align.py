@@ -472,6 +472,8 @@ class Aligner:
         if anchors:
             s0, o0 = anchors[0]
             reindent = self.mapping(s_items[s0], o_items[o0])
+            if self.deeper_after_marker(s_items, matches):
+                return None
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
@@ -500,6 +502,23 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def deeper_after_marker(self, s_items: list[Item], matches: dict[int, int]) -> bool:
+        """New code after a marker, indented deeper than the anchors of its level: a fragment of
+        some elided block, which this level cannot place."""
+
+        def depth(item: Item) -> int:
+            return len(leading(self.snippet.lines[item.header]))
+
+        base = min(depth(s_items[s]) for s in matches)
+        for k in range(1, len(s_items)):
+            item = s_items[k]
+            if s_items[k - 1].marker and not item.marker and k not in matches and depth(item) > base:
+                self.fail(
+                    "unanchored_insertion", "code indented deeper than its anchors after a marker", item
+                )
+                return True
+        return False
 
     def append(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
         """`marker, new top-level items`: the new items go after the end of the file."""

@@ -494,3 +494,9 @@ def test_new_code_as_alike_to_the_elided_code_next_to_it_as_an_edit_would_be_is_
 ) -> None:
     result = ambiguous(original, snippet, language=language)
     assert result.reasons[0].code == "edit_or_insertion"
+
+
+def test_a_method_after_a_marker_below_the_imports_is_not_appended_to_the_last_function() -> None:
+    original = "import json\n\n\nclass Order:\n    def to_dict(self):\n        return {}\n\n\ndef total(orders):\n    return 0\n"
+    snippet = "import json\n# ... existing code ...\n\n    def to_json(self):\n        return json.dumps(self.to_dict())\n"
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "unanchored_insertion"
