@@ -425,12 +425,23 @@ class Aligner:
             if len(same_text) > 1 and len(same_text) == len(s_text[text]):
                 found[s] = same_text[s_text[text].index(s)]
                 continue
-            candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
+            key = self.snippet.key(item)
+            if not same_text and self.bare_call(item, key):
+                continue  # `log.append(...)` by key alone: one of many calls, too weak to anchor on
+            candidates = same_text or o_key.get("K" + key, [])
             if len(candidates) > 1 and item.children:
                 candidates = [o for o in candidates if self.same_first_child(item, o_items[o])]
             if len(candidates) == 1:
                 found[s] = candidates[0]
         return found
+
+    def bare_call(self, item: Item, key: str) -> bool:
+        """A key that is a call's name alone (no string argument to name what it is about)."""
+        return (
+            not item.children
+            and key[-1:].isalnum()
+            and call_key(normalize(self.snippet.lines[item.header])) == key
+        )
 
     def same_first_child(self, s_item: Item, o_item: Item) -> bool:
         """Twins by header (`[[bin]]`, `- name:`) told apart by their first line inside."""

@@ -500,3 +500,17 @@ def test_a_method_after_a_marker_below_the_imports_is_not_appended_to_the_last_f
     original = "import json\n\n\nclass Order:\n    def to_dict(self):\n        return {}\n\n\ndef total(orders):\n    return 0\n"
     snippet = "import json\n# ... existing code ...\n\n    def to_json(self):\n        return json.dumps(self.to_dict())\n"
     assert ambiguous(original, snippet, language="python").reasons[0].code == "unanchored_insertion"
+
+
+def test_a_new_call_is_not_anchored_on_a_later_call_of_the_same_function_by_its_name_alone() -> None:
+    original = (
+        "def render(out, item):\n    out.append(header(item))\n    out.append(version_of(item))\n"
+        "    packages = [p.id for p in item.packages]\n    for p in packages:\n        check(p)\n"
+        "    out.append(join(packages))\n    return out\n"
+    )
+    snippet = (
+        "def render(out, item):\n    # ... existing code ...\n    out.append(version_of(item))\n"
+        "    out.append(name_of(item))\n    # ... existing code ...\n"
+    )
+    # before: anchored on `out.append(join(packages))`, which deleted the three lines between them
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "several_candidates"
