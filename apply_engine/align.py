@@ -824,8 +824,8 @@ class Aligner:
         else:
             head.append(Copy(o_item.start, o_item.header))
         if not s_item.children and elided_body(self.snippet.lines[s_item.header]) is not None:
-            kept = self.kept_body(o_item, s_item)
-            return None if kept is None else [*head, kept]
+            kept = self.kept_body(o_item, s_item)  # the original item, so its spacing too
+            return None if kept is None else [Copy(o_item.lead, o_item.start), *head[1:], kept]
         same_header = normalize(self.original.lines[o_item.header]) == normalize(
             self.snippet.lines[s_item.header]
         )

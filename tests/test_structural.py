@@ -514,3 +514,10 @@ def test_a_new_call_is_not_anchored_on_a_later_call_of_the_same_function_by_its_
     )
     # before: anchored on `out.append(join(packages))`, which deleted the three lines between them
     assert ambiguous(original, snippet, language="python").reasons[0].code == "several_candidates"
+
+
+def test_methods_shown_as_one_line_stubs_keep_the_blank_lines_between_them() -> None:
+    original = "class Repr:\n    def a(self, x):\n        return 1\n\n    def b(self, x):\n        return 2\n"
+    snippet = "class Repr:\n    def a(self, x): ...\n    def b(self, x): ...\n\n    def c(self, x):\n        return 3\n"
+    expected = original + "\n    def c(self, x):\n        return 3\n"
+    assert merged(original, snippet, language="python") == expected
