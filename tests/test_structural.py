@@ -420,17 +420,16 @@ def test_a_block_shown_to_its_end_before_a_sibling_still_deletes_its_omitted_las
     assert merged(COMPOSE, snippet, language="yaml") == expected
 
 
+TOTALS = "def main(items):\n    total = 0\n    for item in items:\n        total += item\n        log(item)\n    return total\n"
+
+
 def test_code_after_a_loop_whose_body_ends_in_a_marker_is_kept() -> None:
-    original = (
-        "def main(items):\n    total = 0\n    for item in items:\n        total += item\n        log(item)\n"
-        "    return total\n"
-    )
     snippet = (
         "def main(items):\n    # ... existing code ...\n    for item in items:\n        total += item\n"
         "        seen.add(item)\n        # ... existing code ...\n"
     )
-    expected = original.replace("total += item\n", "total += item\n        seen.add(item)\n")
-    assert merged(original, snippet, language="python") == expected
+    expected = TOTALS.replace("total += item\n", "total += item\n        seen.add(item)\n")
+    assert merged(TOTALS, snippet, language="python") == expected
 
 
 def test_a_toml_marker_at_column_zero_after_a_table_elides_the_tables_after_it_too() -> None:
@@ -456,10 +455,9 @@ def test_a_bumped_pin_on_the_last_line_of_a_requirements_file_is_an_edit() -> No
 
 
 def test_an_augmented_assignment_shown_changed_is_an_edit() -> None:
-    original = "def main(items):\n    total = 0\n    for item in items:\n        total += item\n        log(item)\n    return total\n"
     snippet = "def main(items):\n    # ... existing code ...\n    for item in items:\n        total += item * 2\n        # ... existing code ...\n"
-    expected = original.replace("total += item\n", "total += item * 2\n")
-    assert merged(original, snippet, language="python") == expected
+    expected = TOTALS.replace("total += item\n", "total += item * 2\n")
+    assert merged(TOTALS, snippet, language="python") == expected
 
 
 @pytest.mark.parametrize(
