@@ -425,22 +425,20 @@ class Aligner:
             if len(same_text) > 1 and len(same_text) == len(s_text[text]):
                 found[s] = same_text[s_text[text].index(s)]
                 continue
-            key = self.snippet.key(item)
-            if not same_text and self.bare_call(item, key):
+            if not same_text and self.bare_call(item):
                 continue  # `log.append(...)` by key alone: one of many calls, too weak to anchor on
-            candidates = same_text or o_key.get("K" + key, [])
+            candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
             if len(candidates) > 1 and item.children:
                 candidates = [o for o in candidates if self.same_first_child(item, o_items[o])]
             if len(candidates) == 1:
                 found[s] = candidates[0]
         return found
 
-    def bare_call(self, item: Item, key: str) -> bool:
-        """A key that is a call's name alone (no string argument to name what it is about)."""
+    def bare_call(self, item: Item) -> bool:
+        """A line keyed by a call's name alone (no string argument to name what it is about)."""
+        key = self.snippet.key(item)
         return (
-            not item.children
-            and key[-1:].isalnum()
-            and call_key(normalize(self.snippet.lines[item.header])) == key
+            not item.children and key[-1:].isalnum() and call_key(self.snippet.normalized[item.header]) == key
         )
 
     def same_first_child(self, s_item: Item, o_item: Item) -> bool:
@@ -666,7 +664,8 @@ class Aligner:
         for k, item in enumerate(s_items):
             same = self.same_signature(item, o_items[0])
             if same is None:
-                return self.unsure(item)
+                self.unsure(item)
+                return None
             if same:
                 start = k
                 break
@@ -676,7 +675,8 @@ class Aligner:
         for s_item, o_item in zip(s_items[start:], o_items, strict=False):
             same = self.same_signature(s_item, o_item)
             if same is None:
-                return self.unsure(s_item)
+                self.unsure(s_item)
+                return None
             if not same:
                 break
             found.append(o_item)
