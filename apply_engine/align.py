@@ -498,7 +498,10 @@ class Aligner:
                 edge = "tail" if keeps_tail and not whole_file else None
             elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
-            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge)
+            spacing = None
+            if sb < len(s_items) and s_items[sb].lead == s_items[sb].start:
+                spacing = Copy(o_items[ob].lead, o_items[ob].start)
+            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing)
             if gap is None:
                 return None
             ops += gap
@@ -550,9 +553,15 @@ class Aligner:
         return self.gap(o_items, s_items, reindent, None)
 
     def gap(
-        self, o_gap: list[Item], s_gap: list[Item], reindent: Reindent, edge: str | None
+        self,
+        o_gap: list[Item],
+        s_gap: list[Item],
+        reindent: Reindent,
+        edge: str | None,
+        spacing: Op | None = None,
     ) -> list[Op] | None:
-        """Ops for the snippet items between two anchors and the original items between theirs."""
+        """Ops for the snippet items between two anchors and the original items between theirs.
+        `spacing`: the next anchor's blank lines in the original, when the snippet shows none."""
         removals = [item for item in s_gap if item.removal]
         if removals:
             return self.remove(o_gap, [item for item in s_gap if not item.removal], removals, reindent, edge)
@@ -603,7 +612,9 @@ class Aligner:
         ops += self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept[slot:]]
         after_kept = [*middle, *new_last]
         if kept and after_kept and after_kept[0].lead == after_kept[0].start:
-            ops.append(Copy(kept[-1].lead, kept[-1].start))  # the spacing its original siblings have
+            # no blank lines shown above it: those of the anchor it sits on, or of its siblings
+            glued = spacing is not None and not tail and not after
+            ops.append(spacing if glued else Copy(kept[-1].lead, kept[-1].start))
         ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:

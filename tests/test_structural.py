@@ -519,3 +519,10 @@ def test_methods_shown_as_one_line_stubs_keep_the_blank_lines_between_them() -> 
     snippet = "class Repr:\n    def a(self, x): ...\n    def b(self, x): ...\n\n    def c(self, x):\n        return 3\n"
     expected = original + "\n    def c(self, x):\n        return 3\n"
     assert merged(original, snippet, language="python") == expected
+
+
+def test_new_code_glued_to_the_first_anchor_takes_the_blank_lines_the_anchor_had() -> None:
+    original = "#ifndef RB_H\n#define RB_H\n\n#include <stddef.h>\n\nsize_t rb_len(void);\n\n#endif\n"
+    snippet = "#include <stdbool.h>\n#include <stddef.h>\n\n// ... existing code ...\n"
+    expected = original.replace("#include <stddef.h>", "#include <stdbool.h>\n#include <stddef.h>")
+    assert merged(original, snippet, language="c") == expected
