@@ -227,21 +227,29 @@ def last_shown(columns: list[int]) -> list[int]:
 
 
 def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> list[Item]:
-    """Joins decorator, attribute and comment items to the item directly below them."""
-    joined: list[Item] = []
+    """Joins decorator, attribute and comment items to the item directly below them. A run of
+    them with no code below (comments before a closer, commented-out lines) stays one item per
+    line, so each is matched on its own."""
+    runs: list[list[Item]] = []
     for item in items:
-        above = joined[-1] if joined else None
+        run = runs[-1] if runs else None
         if (
-            above is not None
-            and not above.marker
+            run is not None
+            and not run[-1].marker
             and not item.marker
-            and item.lead == item.start == above.end
-            and columns[above.start] == columns[item.start]
-            and PREFIX.match(lines[above.header].strip())
+            and item.lead == item.start == run[-1].end
+            and columns[run[0].start] == columns[item.start]
+            and PREFIX.match(lines[run[-1].header].strip())
         ):
-            joined[-1] = item.under(above.lead, above.start)
+            run.append(item)
         else:
-            joined.append(item)
+            runs.append([item])
+    joined: list[Item] = []
+    for run in runs:
+        if len(run) == 1 or PREFIX.match(lines[run[-1].header].strip()):
+            joined += run
+        else:
+            joined.append(run[-1].under(run[0].lead, run[0].start))
     return joined
 
 

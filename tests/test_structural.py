@@ -526,3 +526,12 @@ def test_new_code_glued_to_the_first_anchor_takes_the_blank_lines_the_anchor_had
     snippet = "#include <stdbool.h>\n#include <stddef.h>\n\n// ... existing code ...\n"
     expected = original.replace("#include <stddef.h>", "#include <stdbool.h>\n#include <stddef.h>")
     assert merged(original, snippet, language="c") == expected
+
+
+def test_commented_out_lines_with_no_code_below_are_matched_one_by_one() -> None:
+    original = '[tool.ruff.lint]\nselect = [\n  "E",\n  "W",\n  # "A",\n  # "B",\n  # "C",\n]\n'
+    snippet = (
+        '[tool.ruff.lint]\nselect = [\n  # ... existing rules ...\n  "W",\n  "A",\n  # "B",\n  # ...\n]\n'
+    )
+    # before: the three comments were one item, so `# "B"` read as new and was written twice
+    assert merged(original, snippet, language="toml") == original.replace('# "A"', '"A"')
