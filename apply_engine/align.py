@@ -11,6 +11,8 @@ neighbouring anchors, kept in order (LIS). Between two anchors:
     no marker in between  -> the gap is replaced by the snippet's new items (an explicit deletion,
                              checked against MAX_SILENT_DELETION)
     removal comment       -> the original item it names is deleted
+    marker, deeper code   -> a fragment of an elided block: aligned inside the one original block
+                             among the elided items whose children it matches
     file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone);
                              so is a block's omitted tail when the snippet ends inside that block
                              and elides something in it, and the siblings after a block whose last
@@ -32,7 +34,7 @@ from itertools import pairwise, takewhile
 from apply_engine.indent import Reindent, leading
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
-from apply_engine.structural_outline import Item
+from apply_engine.structural_outline import PURE_CLOSER, Item
 
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
@@ -201,6 +203,16 @@ class Insert:
 Op = Copy | Insert
 
 
+@dataclass(frozen=True)
+class Fragment:
+    """Code after a marker indented deeper than the anchors of its level: a piece of some elided
+    block, aligned inside the one original block that holds it (see `Aligner.keep`)."""
+
+    items: list[Item]  # the marker before it, its items, and the marker after it if any
+    closed: bool  # shown to its block's end (a closer below it, or the next anchor)
+    elided_after: bool  # a marker (or the file's kept tail) follows: what comes after its block is elided
+
+
 def normalize(line: str) -> str:
     return " ".join(line.split())
 
@@ -342,6 +354,14 @@ def has_marker(item: Item) -> bool:
     return item.marker or any(has_marker(child) for child in item.children)
 
 
+def last_descendants(item: Item) -> list[Item]:
+    """The item, its last child, that child's last child, and so on."""
+    chain = [item]
+    while chain[-1].nested:
+        chain.append(chain[-1].children[-1])
+    return chain
+
+
 def hoist_markers(items: list[Item]) -> list[Item]:
     """Trailing markers inside a new item (no closer) elide what follows it: lift them a level up."""
     lifted: list[Item] = []
@@ -478,11 +498,11 @@ class Aligner:
         if top and not matches and not any(item.removal for item in s_items):
             return self.append(o_items, s_items) or self.at_file_start(o_items, s_items, reindent)
         anchors = sorted(matches.items())
+        base = None  # the depth of this level's anchors in the snippet
         if anchors:
             s0, o0 = anchors[0]
             reindent = self.mapping(s_items[s0], o_items[o0])
-            if self.deeper_after_marker(s_items, matches):
-                return None
+            base = min(self.depth(s_items[s]) for s in matches)
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
@@ -501,7 +521,7 @@ class Aligner:
             spacing = None
             if sb < len(s_items) and s_items[sb].lead == s_items[sb].start:
                 spacing = Copy(o_items[ob].lead, o_items[ob].start)
-            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing)
+            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing, base)
             if gap is None:
                 return None
             ops += gap
@@ -515,22 +535,44 @@ class Aligner:
                 ops += pair
         return ops
 
-    def deeper_after_marker(self, s_items: list[Item], matches: dict[int, int]) -> bool:
-        """New code after a marker, indented deeper than the anchors of its level: a fragment of
-        some elided block, which this level cannot place."""
+    def depth(self, item: Item) -> int:
+        return len(leading(self.snippet.lines[item.header]))
 
-        def depth(item: Item) -> int:
-            return len(leading(self.snippet.lines[item.header]))
-
-        base = min(depth(s_items[s]) for s in matches)
-        for k in range(1, len(s_items)):
-            item = s_items[k]
-            if s_items[k - 1].marker and not item.marker and k not in matches and depth(item) > base:
+    def fragments(
+        self, items: list[Item], base: int | None, edge: str | None
+    ) -> tuple[list[Item], list[Fragment]] | None:
+        """Takes the fragments (see `Fragment`) out of a gap's items. A fragment may end in one
+        closer no deeper than `base` (`}` closing its block); anything else after it but a marker
+        leaves it unplaceable."""
+        if base is None:
+            return items, []
+        rest: list[Item] = []
+        found: list[Fragment] = []
+        k = 0
+        while k < len(items):
+            rest.append(items[k])
+            k += 1
+            if not (
+                rest[-1].marker and k < len(items) and not items[k].marker and self.depth(items[k]) > base
+            ):
+                continue
+            end = k
+            while end < len(items) and self.depth(items[end]) > base:
+                end += 1
+            closers = 0
+            if end < len(items) and not items[end].marker and not items[end].nested:
+                closers = int(PURE_CLOSER.match(self.snippet.lines[items[end].header].strip()) is not None)
+            after = end + closers
+            if after < len(items) and not items[after].marker:
                 self.fail(
-                    "unanchored_insertion", "code indented deeper than its anchors after a marker", item
+                    "unanchored_insertion", "code indented deeper than its anchors after a marker", items[k]
                 )
-                return True
-        return False
+                return None
+            elided_after = after < len(items) or edge == "tail"
+            shown = [rest[-1], *items[k:end], *items[after : after + 1]]
+            found.append(Fragment(shown, closed=bool(closers) or not elided_after, elided_after=elided_after))
+            k = after
+        return rest, found
 
     def append(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
         """`marker, new top-level items`: the new items go after the end of the file."""
@@ -559,14 +601,21 @@ class Aligner:
         reindent: Reindent,
         edge: str | None,
         spacing: Op | None = None,
+        base: int | None = None,
     ) -> list[Op] | None:
         """Ops for the snippet items between two anchors and the original items between theirs.
-        `spacing`: the next anchor's blank lines in the original, when the snippet shows none."""
+        `spacing`: the next anchor's blank lines in the original, when the snippet shows none;
+        `base`: the depth of the level's anchors, below which code after a marker is a fragment."""
         removals = [item for item in s_gap if item.removal]
         if removals:
-            return self.remove(o_gap, [item for item in s_gap if not item.removal], removals, reindent, edge)
+            s_gap = [item for item in s_gap if not item.removal]
+            return self.remove(o_gap, s_gap, removals, reindent, edge, base)
+        split = self.fragments(hoist_markers(s_gap), base, edge)
+        if split is None:
+            return None
+        items, fragments = split
         parts: list[list[Item]] = [[]]
-        for item in hoist_markers(s_gap):
+        for item in items:
             if item.marker:
                 parts.append([])
             else:
@@ -609,7 +658,10 @@ class Aligner:
         ops += paired + [Copy(item.lead, item.end) for item in kept[:slot]]
         if 0 < slot < len(kept) and not IMPORT_LINE.match(self.original.lines[kept[slot - 1].header]):
             ops.append(Copy(kept[slot].lead, kept[slot].start))  # below a docstring: a blank line first
-        ops += self.inserts(new_first, reindent) + [Copy(item.lead, item.end) for item in kept[slot:]]
+        placed = self.keep(kept[slot:], fragments, reindent)
+        if placed is None:
+            return None
+        ops += self.inserts(new_first, reindent) + placed
         after_kept = [*middle, *new_last]
         if kept and after_kept and after_kept[0].lead == after_kept[0].start:
             # no blank lines shown above it: those of the anchor it sits on, or of its siblings
@@ -620,6 +672,86 @@ class Aligner:
         if paired is None:
             return None
         return ops + paired + self.inserts(parts[-1][len(parts[-1]) - after :], reindent)
+
+    def keep(self, kept: list[Item], fragments: list[Fragment], reindent: Reindent) -> list[Op] | None:
+        """Copies the elided original items `kept`, each fragment aligned inside the one block
+        among them that holds it, in order."""
+        placed: list[tuple[Item, list[Op]]] = []
+        for fragment in fragments:
+            shown = [item for item in fragment.items if not item.marker]
+            container = self.container(kept, fragment.items) if kept else None
+            if container is None:
+                if not self.reasons:
+                    self.fail(
+                        "unanchored_insertion", "code after a marker matches no block it elides", shown[0]
+                    )
+                return None
+            if placed and container.children[0].lead < placed[-1][0].children[-1].end:
+                self.fail(
+                    "unanchored_insertion", "code after a marker is out of order with its block", shown[0]
+                )
+                return None
+            ends_kept = any(item is container for item in last_descendants(kept[-1]))
+            if not fragment.elided_after and not ends_kept:
+                self.fail(
+                    "unanchored_insertion",
+                    "code shown above an anchor is not in the block above it",
+                    shown[0],
+                )
+                return None
+            if fragment.closed and not self.shows(shown, container.children[-1]):
+                # shown to its block's end without showing that end: a deletion no one asked for
+                self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
+                return None
+            inner = self.level(
+                container.children, fragment.items, reindent, top=False, open_end=not fragment.closed
+            )
+            if inner is None:
+                return None
+            placed.append((container, inner))
+        ops: list[Op] = []
+        for item in kept:
+            at = item.lead
+            while placed and item.lead <= placed[0][0].start < item.end:
+                container, inner = placed.pop(0)
+                ops += [Copy(at, container.children[0].lead), *inner]
+                at = container.children[-1].end
+            ops.append(Copy(at, item.end))
+        return ops
+
+    def shows(self, s_items: list[Item], o_item: Item) -> bool:
+        """Whether one of the snippet items is the original item or an edit of it (same key)."""
+        text, key = self.original.text(o_item), self.original.key(o_item)
+        return any(self.snippet.text(item) == text or self.snippet.key(item) == key for item in s_items)
+
+    def container(self, o_items: list[Item], s_items: list[Item]) -> Item | None:
+        """The one original block, among `o_items` and their descendants, whose children match
+        most of the snippet items."""
+        shown = [item for item in s_items if not item.marker]
+        wanted_texts = {self.snippet.text(item) for item in shown}
+        wanted_keys = {self.snippet.key(item) for item in shown}
+        first_lines = {text.partition("\n")[0] for text in wanted_texts}  # a text starts with its first line
+        original = self.original
+        best: list[Item] = []
+        best_score = 0
+        stack = list(o_items)
+        while stack:
+            item = stack.pop()
+            if not item.nested:
+                continue
+            stack.extend(item.children)
+            score = sum(
+                original.key(child) in wanted_keys
+                or (original.normalized[child.start] in first_lines and original.text(child) in wanted_texts)
+                for child in item.children
+            )
+            if score > best_score:
+                best, best_score = [item], score
+            elif score == best_score and score:
+                best.append(item)
+        if len(best) > 1:
+            self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
+        return best[0] if len(best) == 1 else None
 
     def import_slot(self, new: list[Item], kept: list[Item]) -> int:
         """Where imports shown above a marker at the start of the file go among the original's first
@@ -648,7 +780,13 @@ class Aligner:
         return ops
 
     def remove(
-        self, o_gap: list[Item], s_gap: list[Item], removals: list[Item], reindent: Reindent, edge: str | None
+        self,
+        o_gap: list[Item],
+        s_gap: list[Item],
+        removals: list[Item],
+        reindent: Reindent,
+        edge: str | None,
+        base: int | None,
     ) -> list[Op] | None:
         """`// removed: name` deletes the original item it names; without markers around, the
         whole gap is the explicit deletion."""
@@ -663,7 +801,7 @@ class Aligner:
                 "unmatched_removal", "a removal comment names no single original item here", removals[0]
             )
             return None
-        return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge)
+        return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge, base=base)
 
     def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]] | None:
         """(k, modified): snippet items from k on edit the original items from the start, pairwise,

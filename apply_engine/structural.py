@@ -274,11 +274,14 @@ def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) 
 
 
 def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
-    container = find_container(o_tree, s_tree, aligner)
+    container = aligner.container(o_tree, s_tree)
     if container is None:
         return None
     aligner.rewrite = False
     s_tree = without_outer_closers(s_tree, aligner.snippet.lines)
+    depths = [column(aligner.snippet.lines[item.header]) for item in s_tree if not item.marker]
+    if depths and min(depths) < depths[0]:
+        return None  # code less indented than the snippet's first is outside the container
     ops = aligner.level(container.children, s_tree, identity(), top=True, open_end=True)
     if ops is None:
         return None
@@ -295,7 +298,7 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
     if not top or top[0] == shown[0] or not PURE_CLOSER.match(lines[s_tree[top[0]].header].strip()):
         return None
     fragment, rest = s_tree[: top[0]], s_tree[top[0] + 1 :]
-    container = find_container(o_tree, fragment, aligner)
+    container = aligner.container(o_tree, fragment)
     position = next((k for k, item in enumerate(o_tree) if item is container), None)
     if container is None or position is None:
         return None
@@ -326,35 +329,6 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
     if all(item.marker for item in s_tree):
         return Reason("marker_without_neighbours", "the snippet has markers but no code to anchor them")
     return Reason("unmatched_anchor", "no part of the snippet matches the original")
-
-
-def find_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner) -> Item | None:
-    """The one original item whose children match most of the snippet's top-level items."""
-    shown = [item for item in s_tree if not item.marker]
-    wanted_texts = {aligner.snippet.text(item) for item in shown}
-    wanted_keys = {aligner.snippet.key(item) for item in shown}
-    first_lines = {text.partition("\n")[0] for text in wanted_texts}  # a text starts with its first line
-    original = aligner.original
-    best: list[Item] = []
-    best_score = 0
-    stack = list(o_tree)
-    while stack:
-        item = stack.pop()
-        if not item.nested:
-            continue
-        stack.extend(item.children)
-        score = sum(
-            original.key(child) in wanted_keys
-            or (original.normalized[child.start] in first_lines and original.text(child) in wanted_texts)
-            for child in item.children
-        )
-        if score > best_score:
-            best, best_score = [item], score
-        elif score == best_score and score:
-            best.append(item)
-    if len(best) > 1:
-        aligner.fail("several_candidates", f"{len(best)} places in the original match the snippet")
-    return best[0] if len(best) == 1 else None
 
 
 def finish(

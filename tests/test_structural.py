@@ -535,3 +535,86 @@ def test_commented_out_lines_with_no_code_below_are_matched_one_by_one() -> None
     )
     # before: the three comments were one item, so `# "B"` read as new and was written twice
     assert merged(original, snippet, language="toml") == original.replace('# "A"', '"A"')
+
+
+GRAPH = (
+    "import heapq\n\n\nclass Graph:\n    def __init__(self):\n        self.nodes = {}\n\n"
+    "    def order(self):\n        ready = [n for n in self.nodes if not self.nodes[n]]\n        return ready\n\n"
+    "    def size(self):\n        return len(self.nodes)\n\n\ndef build(edges):\n    return Graph()\n"
+)
+LOOP = (
+    "func serve(conn net.Conn) {\n\tdefer conn.Close()\n\tfor i := 0; i < 2; i++ {\n"
+    "\t\tif err := send(conn); err != nil {\n\t\t\treturn\n\t\t}\n"
+    "\t\tif err := ack(conn); err != nil {\n\t\t\tlog.Print(err)\n\t\t\treturn\n\t\t}\n\t}\n"
+    "\tconn.Read(nil)\n}\n"
+)
+
+
+def test_a_method_shown_after_a_top_level_marker_is_placed_in_its_class() -> None:
+    snippet = (
+        "import heapq\nimport warnings\n\n# ... existing code ...\n\n    def order(self):\n"
+        "        ready = [n for n in self.nodes if not self.nodes[n]]\n        heapq.heapify(ready)\n"
+        "        return ready\n\n    # ... existing code ...\n"
+    )
+    expected = GRAPH.replace("import heapq\n", "import heapq\nimport warnings\n").replace(
+        "        return ready\n", "        heapq.heapify(ready)\n        return ready\n"
+    )
+    assert merged(GRAPH, snippet, language="python") == expected
+
+
+def test_a_statement_inside_an_elided_loop_is_edited_in_place_up_to_the_loops_closer() -> None:
+    snippet = (
+        "func serve(conn net.Conn) {\n\tdefer conn.Close()\n\t// ... existing code ...\n"
+        '\t\tif err := ack(conn); err != nil {\n\t\t\tlog.Printf("ack: %v", err)\n\t\t\treturn\n\t\t}\n\t}\n'
+        "\t// ... existing code ...\n}\n"
+    )
+    expected = LOOP.replace("log.Print(err)", 'log.Printf("ack: %v", err)')
+    assert merged(LOOP, snippet, language="go") == expected
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language", "code"),
+    [
+        (  # the closer says the loop ends after the first `if`: the second would go unasked
+            LOOP,
+            "func serve(conn net.Conn) {\n\tdefer conn.Close()\n\t// ... existing code ...\n"
+            "\t\tif err := send(conn); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n\t// ... existing code ...\n}\n",
+            "go",
+            "unexplained_deletion",
+        ),
+        (  # shown right above `build`: `order` ends the class, but `size` follows it
+            GRAPH,
+            "# ... existing code ...\n    def order(self):\n        return sorted(self.nodes)\n\n\n"
+            "def build(edges):\n    return Graph()\n",
+            "python",
+            "unexplained_deletion",
+        ),
+        (  # shown right above `build`, but inside `order`, which is not the last block before it
+            GRAPH,
+            "import heapq\n# ... existing code ...\n        return ready or None\n\n\ndef build(edges):\n"
+            "    return Graph()\n",
+            "python",
+            "unanchored_insertion",
+        ),
+        (  # the same line in the two methods after the one shown
+            "class A:\n    def f(self):\n        return 0\n\n    def g(self):\n        x = 1\n        return x\n\n"
+            "    def h(self):\n        x = 1\n        return -x\n",
+            "class A:\n    def f(self):\n        return 0\n    # ... existing code ...\n        x = 2\n"
+            "        # ... existing code ...\n",
+            "python",
+            "several_candidates",
+        ),
+        (  # new top-level code after the fragment, before any anchor
+            GRAPH,
+            "import heapq\n# ... existing code ...\n        return len(self.nodes) + 1\n\ndef extra():\n"
+            "    pass\n# ... existing code ...\n",
+            "python",
+            "unanchored_insertion",
+        ),
+    ],
+    ids=["closer-ends-block-early", "class-ends-early", "not-the-last-block", "two-blocks", "new-code-after"],
+)
+def test_code_after_a_marker_deeper_than_its_anchors_is_ambiguous_unless_one_block_holds_it(
+    original: str, snippet: str, language: str, code: str
+) -> None:
+    assert ambiguous(original, snippet, language=language).reasons[0].code == code
