@@ -77,7 +77,8 @@ TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|mo
 DOCSTRING = ('"""', "'''")
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
-TERMINATORS = frozenset({"return", "raise", "throw"})
+# a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
+TERMINATORS = frozenset({"return", "raise", "throw", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 # How alike a new block next to an elided one of the same kind (`if`, `it "..." do`, `{`) must be
 # to be its edit; between UNSURE and EDIT it may be an edit or a new look-alike, which is ambiguous.
 BLOCK_EDIT_SIMILARITY = 0.8
@@ -853,7 +854,7 @@ class Aligner:
             return True  # a docstring or a shebang where the original has one
         s_word, o_word = s_header.split()[:1], o_header.split()[:1]
         if s_word and s_word == o_word and s_word[0] in TERMINATORS:
-            return True  # a second `return` next to the first would be dead code: it is an edit
+            return True  # a second `return` or `CMD` next to the first: an edit
         if not s_word or s_word != o_word or COMMENT_START.match(s_header):
             return False
         if bool(s_item.children) != bool(o_item.children):

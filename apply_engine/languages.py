@@ -75,7 +75,11 @@ EXTENSIONS = {
     ".php": "php", ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".sh": "bash", ".bash": "bash",
     ".zsh": "bash", ".css": "css", ".html": "html", ".htm": "html", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".md": "markdown", ".markdown": "markdown",
+    ".txt": "text", ".env": "text", ".ini": "text", ".cfg": "text", ".conf": "text", ".mk": "text",
+    ".properties": "text", ".dockerfile": "text",
 }  # fmt: skip
+# files known by name, whose `#` comments must not be sniffed as Markdown headings
+TEXT_NAMES = re.compile(r"^(dockerfile|containerfile|makefile|gnumakefile|\.env(\..+)?|\.\w+ignore)$", re.I)
 
 # line-comment prefixes; every language except these few also has /* */ block comments
 LINE_COMMENTS: dict[str, tuple[str, ...]] = {
@@ -86,6 +90,7 @@ DEFAULT_LINE_COMMENTS = ("//",)
 NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "yaml", "toml", "html", "markdown"})
 
 SNIFFERS: list[tuple[str, re.Pattern[str]]] = [
+    ("text", re.compile(r"\A(#\s*(syntax|escape)=\S+\s*\n)*(ARG \w+|FROM \S+)")),  # a Dockerfile
     ("php", re.compile(r"^<\?php", re.M)),
     ("html", re.compile(r"^\s*(<!DOCTYPE html|<html)", re.I)),
     ("bash", re.compile(r"^#!.*\b(ba|z)?sh\b")),
@@ -120,9 +125,12 @@ def detect_language(text: str, language: str | None = None, path: str | None = N
     if language:
         return canonical_language(language)
     if path:
+        name = Path(path).name
         by_extension = EXTENSIONS.get(Path(path).suffix.lower())
         if by_extension:
             return by_extension
+        if TEXT_NAMES.match(name) or name.lower().startswith(("dockerfile.", "containerfile.")):
+            return "text"
     return sniff_language(text)
 
 

@@ -57,6 +57,23 @@ def test_extension_picks_the_language(path: str, language: str) -> None:
     assert detect_language("", path=path) == language
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "Dockerfile",
+        "deploy/Dockerfile.prod",
+        ".env",
+        ".env.local",
+        "app.env",
+        ".gitignore",
+        "Makefile",
+        "setup.cfg",
+    ],
+)
+def test_files_whose_hash_comments_are_not_markdown_headings_are_text_by_name(path: str) -> None:
+    assert detect_language("# Section\n\nKEY=value\n", path=path) == "text"
+
+
 def test_explicit_language_wins_over_the_extension() -> None:
     assert detect_language("", language="ts", path="x.py") == "typescript"
 
@@ -70,6 +87,7 @@ def test_explicit_language_wins_over_the_extension() -> None:
         ("<?php\necho 1;\n", "php"),
         ("def f(x):\n    return x\n", "python"),
         ("# Title\n\nSome prose.\n", "markdown"),
+        ("# syntax=docker/dockerfile:1\nFROM python:3.11-slim\n# Install\nRUN pip install x\n", "text"),
         ('{\n  "a": 1\n}\n', "json"),
         ("just some words\n", "text"),
     ],

@@ -618,3 +618,11 @@ def test_code_after_a_marker_deeper_than_its_anchors_is_ambiguous_unless_one_blo
     original: str, snippet: str, language: str, code: str
 ) -> None:
     assert ambiguous(original, snippet, language=language).reasons[0].code == code
+
+
+def test_a_changed_dockerfile_cmd_after_its_anchor_is_an_edit() -> None:
+    # a Dockerfile keeps only its last CMD: a second one right after the first would be dead code
+    original = 'FROM python:3.11-slim\nCOPY . /app\n\nEXPOSE 8000\n\nCMD ["gunicorn", "app:wsgi", "--bind", ":8000"]\n'
+    snippet = '# ... existing code ...\n\nEXPOSE 8000\n\nCMD ["gunicorn", "app:wsgi", "--bind", ":8000", "-w", "4"]\n'
+    expected = original.replace('":8000"]', '":8000", "-w", "4"]')
+    assert merged(original, snippet, path="Dockerfile") == expected
