@@ -210,8 +210,13 @@ class Fragment:
     block, aligned inside the one original block that holds it (see `Aligner.keep`)."""
 
     items: list[Item]  # the marker before it, its items, and the marker after it if any
-    closed: bool  # shown to its block's end (a closer below it, or the next anchor)
+    closers: int  # the closers below it: its block ends there, and so do closers - 1 blocks around it
     elided_after: bool  # a marker (or the file's kept tail) follows: what comes after its block is elided
+
+    @property
+    def closed(self) -> bool:
+        """Shown to its block's end: a closer below it, or the next anchor."""
+        return bool(self.closers) or not self.elided_after
 
 
 def normalize(line: str) -> str:
@@ -361,6 +366,18 @@ def last_descendants(item: Item) -> list[Item]:
     while chain[-1].nested:
         chain.append(chain[-1].children[-1])
     return chain
+
+
+def lineage(items: list[Item], target: Item) -> list[Item]:
+    """The items from one of `items` down to `target`, itself one of them or a descendant."""
+    for item in items:
+        if item is target:
+            return [item]
+        if item.start <= target.start < item.end and item.nested:
+            below = lineage(item.children, target)
+            if below:
+                return [item, *below]
+    return []
 
 
 def hoist_markers(items: list[Item]) -> list[Item]:
@@ -542,9 +559,9 @@ class Aligner:
     def fragments(
         self, items: list[Item], base: int | None, edge: str | None
     ) -> tuple[list[Item], list[Fragment]] | None:
-        """Takes the fragments (see `Fragment`) out of a gap's items. A fragment may end in one
-        closer no deeper than `base` (`}` closing its block); anything else after it but a marker
-        leaves it unplaceable."""
+        """Takes the fragments (see `Fragment`) out of a gap's items. A fragment may end in closers
+        (`}` closing its block, `}` its parent's...), the last no deeper than `base`; anything else
+        after it but a marker leaves it unplaceable."""
         if base is None:
             return items, []
         rest: list[Item] = []
@@ -560,20 +577,35 @@ class Aligner:
             end = k
             while end < len(items) and self.depth(items[end]) > base:
                 end += 1
-            closers = 0
-            if end < len(items) and not items[end].marker and not items[end].nested:
-                closers = int(PURE_CLOSER.match(self.snippet.lines[items[end].header].strip()) is not None)
-            after = end + closers
-            if after < len(items) and not items[after].marker:
+            stop = end
+            while stop > k and self.closes(items[stop - 1]):
+                stop -= 1
+            if end < len(items) and self.closes(items[end]):
+                end += 1
+            if stop == k or (end < len(items) and not items[end].marker):
                 self.fail(
                     "unanchored_insertion", "code indented deeper than its anchors after a marker", items[k]
                 )
                 return None
-            elided_after = after < len(items) or edge == "tail"
-            shown = [rest[-1], *items[k:end], *items[after : after + 1]]
-            found.append(Fragment(shown, closed=bool(closers) or not elided_after, elided_after=elided_after))
-            k = after
+            elided_after = end < len(items) or edge == "tail"
+            shown = [rest[-1], *items[k:stop], *items[end : end + 1]]
+            found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
+            k = end
         return rest, found
+
+    def ends_elided(self, s_items: list[Item], o_item: Item) -> bool:
+        """Lone closers after a marker that are the last lines of the elided item above them: a Go
+        or Swift `case` ends in its switch's `}`, which the snippet shows below the marker."""
+        if not all(self.closes(item) for item in s_items) or o_item.end - o_item.header <= len(s_items):
+            return False
+        closers = [self.snippet.normalized[item.header] for item in s_items]
+        return self.original.normalized[o_item.end - len(s_items) : o_item.end] == closers
+
+    def closes(self, item: Item) -> bool:
+        """A lone closer line: `}`, `end`, `</div>`."""
+        if item.marker or item.nested:
+            return False
+        return PURE_CLOSER.match(self.snippet.lines[item.header].strip()) is not None
 
     def append(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
         """`marker, new top-level items`: the new items go after the end of the file."""
@@ -625,6 +657,8 @@ class Aligner:
             parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
+        if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
+            parts[-1] = []
         found = self.positional(o_gap, parts[0])
         if found is None:
             return None
@@ -700,7 +734,9 @@ class Aligner:
                     shown[0],
                 )
                 return None
-            if fragment.closed and not self.shows(shown, container.children[-1]):
+            ending = lineage(kept, container)[-fragment.closers :] if fragment.closers else []
+            ends_early = any(child is not parent.children[-1] for parent, child in pairwise(ending))
+            if ends_early or (fragment.closed and not self.shows(shown, container.children[-1])):
                 # shown to its block's end without showing that end: a deletion no one asked for
                 self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
                 return None

@@ -626,3 +626,45 @@ def test_a_changed_dockerfile_cmd_after_its_anchor_is_an_edit() -> None:
     snippet = '# ... existing code ...\n\nEXPOSE 8000\n\nCMD ["gunicorn", "app:wsgi", "--bind", ":8000", "-w", "4"]\n'
     expected = original.replace('":8000"]', '":8000", "-w", "4"]')
     assert merged(original, snippet, path="Dockerfile") == expected
+
+
+def test_a_switch_closer_shown_below_a_marker_is_the_elided_last_cases_own_line() -> None:
+    # gofmt puts `case` at the switch's indent, so the last case ends in the switch's `}`
+    original = (
+        'func name(k int) string {\n\tswitch k {\n\tcase 1:\n\t\treturn "one"\n\tcase 2:\n\t\treturn "two"\n'
+        '\t}\n\treturn ""\n}\n'
+    )
+    snippet = (
+        'func name(k int) string {\n\tswitch k {\n\tcase 1:\n\t\treturn "one"\n\tdefault:\n'
+        '\t\tpanic(fmt.Sprintf("bad k %d", k))\n\t// ... existing cases ...\n\t}\n\treturn ""\n}\n'
+    )
+    expected = original.replace("\tcase 2:", '\tdefault:\n\t\tpanic(fmt.Sprintf("bad k %d", k))\n\tcase 2:')
+    assert merged(original, snippet, language="go") == expected
+
+
+CONFIG_RS = (
+    "struct Config {\n    threads: usize,\n}\n\nimpl Config {\n    fn new() -> Self {\n        Config { threads: 1 }\n"
+    "    }\n\n    fn validate(&self) -> Result<(), String> {\n        if self.threads == 0 {\n"
+    '            return Err("zero".into());\n        }\n        Ok(())\n    }\n}\n\nfn main() {}\n'
+)
+CHECK_RS = '        assert!(self.threads <= 64, "too many threads");\n'
+
+
+def test_code_after_a_marker_may_end_with_the_closers_of_its_block_and_the_blocks_around_it() -> None:
+    snippet = f"// ... existing code ...\n{CHECK_RS}        Ok(())\n    }}\n}}\n\nfn main() {{}}\n"
+    expected = CONFIG_RS.replace("        Ok(())\n", CHECK_RS + "        Ok(())\n")
+    assert merged(CONFIG_RS, snippet, language="rust") == expected
+
+
+def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
+    # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
+    start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
+    new = CONFIG_RS[start:end]
+    original = CONFIG_RS[:start] + CONFIG_RS[end:].replace(
+        "    }\n}\n", "    }\n\n" + new.rstrip("\n") + "\n}\n", 1
+    )
+    snippet = (
+        f"struct Config {{\n    threads: usize,\n}}\n// ... existing code ...\n{CHECK_RS}        Ok(())\n    }}\n}}\n"
+        "// ... existing code ...\n"
+    )
+    assert ambiguous(original, snippet, language="rust").reasons[0].code == "unexplained_deletion"
