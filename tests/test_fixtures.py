@@ -1,7 +1,8 @@
 """The golden fixtures are well formed, and the structural merge never returns a wrong file on them.
 
 The assertion that matters is `test_structural_merge_is_never_wrong`: an "ok" merge must be
-byte-identical to expected.*, and a case whose right answer is "ambiguous" must not merge.
+byte-identical to expected.*, and a case whose right answer is "ambiguous" must not merge. The
+per-case checks cover the stress set under fixtures/stress/ too (see fixtures/README.md).
 """
 
 import re
@@ -15,13 +16,16 @@ from apply_engine.schemas import MergeResult
 from apply_engine.structural import merge
 
 CASES = load_cases()
-BY_NAME = {case.name: case for case in CASES}
-NEGATIVES = [case.name for case in CASES if case.expected is None]
+STRESS = load_cases(DEFAULT_ROOT / "stress")
+BY_NAME = {case.name: case for case in CASES} | {f"stress/{case.name}": case for case in STRESS}
+NEGATIVES = [name for name, case in BY_NAME.items() if case.expected is None]
+MERGEABLE = [name for name, case in BY_NAME.items() if case.expected is not None]
 MIN_CASES = 120
 MIN_LANGUAGES = 15
 MIN_REAL_SIZE = 30  # originals of 300+ lines taken from permissively licensed code
 REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
+STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -63,13 +67,13 @@ def test_fixture_set_has_real_size_originals_with_origins() -> None:
         assert meta.origin, f"{case.name}: a real-size original names its origin and license"
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.expected is not None])
+@pytest.mark.parametrize("name", MERGEABLE)
 def test_expected_differs_from_original(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected != case.original, "a mergeable case must change the file"
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.expected is not None])
+@pytest.mark.parametrize("name", MERGEABLE)
 def test_expected_keeps_line_endings_bom_and_final_newline(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected is not None
@@ -80,9 +84,11 @@ def test_expected_keeps_line_endings_bom_and_final_newline(name: str) -> None:
 
 
 def syntax_errors(text: str, language: str) -> int:
-    """ERROR and MISSING nodes in the tree-sitter parse of `text`."""
+    """ERROR and MISSING nodes in the tree-sitter parse of `text`; 0 for plain text (no grammar)."""
     from tree_sitter_language_pack import get_parser
 
+    if language == "text":
+        return 0
     stack, count = [get_parser(language).parse(text.encode()).root_node], 0
     while stack:
         node = stack.pop()
@@ -97,14 +103,14 @@ def test_syntax_errors_are_counted() -> None:
     assert syntax_errors("function f() { return 1;\n", "javascript") > 0
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.expected is not None])
+@pytest.mark.parametrize("name", MERGEABLE)
 def test_expected_adds_no_syntax_errors(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected is not None
     assert syntax_errors(case.expected, case.language) <= syntax_errors(case.original, case.language)
 
 
-@pytest.mark.parametrize("name", [case.name for case in CASES])
+@pytest.mark.parametrize("name", list(BY_NAME))
 def test_structural_merge_is_never_wrong(name: str) -> None:
     case, result = BY_NAME[name], merged(name)
     if result.status == "ok":
@@ -120,7 +126,7 @@ def test_expected_ambiguous_cases_come_back_ambiguous(name: str) -> None:
     assert result.reasons, "an ambiguous result says why"
 
 
-@pytest.mark.parametrize("name", [case.name for case in CASES])
+@pytest.mark.parametrize("name", list(BY_NAME))
 def test_no_marker_text_in_ok_output(name: str) -> None:
     result = merged(name)
     if result.status == "ok" and result.merged is not None:
@@ -151,8 +157,22 @@ def test_marker_lines_are_recognised() -> None:
     }
 
 
-def test_exact_rate_is_at_least_95_percent() -> None:
-    mergeable = [c.name for c in CASES if c.expected is not None]
+@pytest.mark.parametrize(
+    ("cases", "prefix", "rate"), [(CASES, "", MIN_EXACT_RATE), (STRESS, "stress/", STRESS_MIN_EXACT_RATE)]
+)
+def test_exact_rate_holds(cases: list[FixtureCase], prefix: str, rate: float) -> None:
+    mergeable = [prefix + c.name for c in cases if c.expected is not None]
     exact = [n for n in mergeable if merged(n).status == "ok" and merged(n).merged == BY_NAME[n].expected]
     missed = sorted(set(mergeable) - set(exact))
-    assert len(exact) / len(mergeable) >= MIN_EXACT_RATE, f"not exact: {missed}"
+    assert len(exact) / len(mergeable) >= rate, f"not exact: {missed}"
+
+
+def test_every_stress_case_names_its_origin() -> None:
+    assert len(STRESS) >= 200
+    for case in STRESS:
+        meta = msgspec.json.decode(
+            (DEFAULT_ROOT / "stress" / case.name / "case.json").read_bytes(), type=CaseMeta
+        )
+        assert meta.origin, (
+            f"{case.name}: a stress case says whether its original is hand-written or whose it is"
+        )
