@@ -99,8 +99,8 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
     re.compile(r"^(from\s+[\w.]+\s+import)\b"),
     re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
 ]
-DECLARATION = re.compile(
-    r"^((?:[\w$@]+\s+)*?(?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
+DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
+    r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
     r"function|fun|union|message|service)\s+[\w$.]+))"
 )
@@ -435,7 +435,8 @@ class Aligner:
         self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
     ) -> list[tuple[int, int]]:
         pairs = []
-        for measure in (self.snippet_text_of, self.snippet_key_of):
+        # the whole header line last: overloads share a key (`public int total`), not a signature
+        for measure in (self.snippet_text_of, self.snippet_key_of, self.header_of):
             o_groups = self.group(o_items, o_range, measure, self.original)
             s_groups = self.group(s_items, s_range, measure, self.snippet)
             taken = {s for s, _ in pairs}
@@ -494,6 +495,10 @@ class Aligner:
             if not items[k].marker:
                 groups[measure(side, items[k])].append(k)
         return groups
+
+    @staticmethod
+    def header_of(side: Side, item: Item) -> str:
+        return "H" + side.normalized[item.header]
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:

@@ -668,3 +668,34 @@ def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
         "// ... existing code ...\n"
     )
     assert ambiguous(original, snippet, language="rust").reasons[0].code == "unexplained_deletion"
+
+
+def test_a_declaration_is_keyed_without_its_modifiers() -> None:
+    original = (
+        "export function load(id) {\n  return db.get(id);\n}\n\nexport function save(x) {\n  db.put(x);\n}\n"
+    )
+    snippet = "export async function load(id) {\n  return await db.get(id);\n}\n\n// ... existing code ...\n"
+    expected = original.replace(
+        "export function load(id) {\n  return db", "export async function load(id) {\n  return await db"
+    )
+    assert merged(original, snippet, language="javascript") == expected
+
+
+def test_rust_functions_with_a_restricted_visibility_are_keyed_by_name() -> None:
+    original = "pub(crate) fn a() -> u8 {\n    1\n}\n\npub(crate) fn b() -> u8 {\n    2\n}\n"
+    snippet = "// ... existing code ...\n\npub(crate) fn b() -> u8 {\n    3\n}\n"
+    assert merged(original, snippet, language="rust") == original.replace("    2\n", "    3\n")
+
+
+def test_an_overload_is_anchored_by_its_whole_signature() -> None:
+    original = (
+        "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
+        "    int total(Order o, int discount) {\n        int sum = sum(o);\n        return sum - discount;\n    }\n\n"
+        "    int count(Order o) {\n        return o.size();\n    }\n}\n"
+    )
+    snippet = (
+        "class Pricing {\n    // ...\n\n    int total(Order o, int discount) {\n        int sum = sum(o);\n"
+        "        return Math.max(0, sum - discount);\n    }\n\n    // ...\n}\n"
+    )
+    expected = original.replace("return sum - discount;", "return Math.max(0, sum - discount);")
+    assert merged(original, snippet, language="java") == expected
