@@ -519,7 +519,11 @@ class Aligner:
         if matches is None:
             return None
         if top and not matches and not any(item.removal for item in s_items):
-            return self.append(o_items, s_items) or self.at_file_start(o_items, s_items, reindent)
+            return (
+                self.append(o_items, s_items)
+                or self.append_inside(o_items, s_items)
+                or self.at_file_start(o_items, s_items, reindent)
+            )
         anchors = sorted(matches.items())
         base = None  # the depth of this level's anchors in the snippet
         if anchors:
@@ -621,6 +625,38 @@ class Aligner:
             return None
         reindent = self.mapping(new[0], o_items[0])
         return [Copy(o_items[0].lead, o_items[-1].end), *self.inserts(new, reindent)]
+
+    def append_inside(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
+        """`marker, new code, closers`: the code goes at the end of the block those closers end in
+        the file's last item (a method appended to a class, shown with the class's `}` and the
+        namespace's `}` below it)."""
+        if not s_items[0].marker or s_items[-1].marker or not self.closes(s_items[-1]):
+            return None
+        stop = len(s_items)
+        while self.closes(s_items[stop - 1]):
+            stop -= 1
+        new, closers = s_items[1:stop], s_items[stop:]
+        if not new or any(item.marker for item in new) or not o_items[-1].nested:
+            return None
+        depths = [self.depth(item) for item in closers]  # each closes the block around the one before
+        if min(self.depth(item) for item in new) <= depths[0] or depths != sorted(set(depths), reverse=True):
+            return None
+        # innermost first, as the closers; an Allman `{` line holds the members of the block above
+        blocks = [block for block in last_descendants(o_items[-1]) if block.closer][: len(closers)][::-1]
+        if len(blocks) < len(closers):
+            return None
+        for block, closer in zip(blocks, closers, strict=True):
+            line = self.snippet.normalized[closer.header]
+            if closer.end != closer.header + 1 or self.original.normalized[block.end - 1] != line:
+                return None
+        members = blocks[0].children
+        if len(members) == 1 and self.original.normalized[members[0].header] == "{" and members[0].nested:
+            members = members[0].children
+        reindent = self.mapping(new[0], members[-1])
+        inner = self.level(members, [s_items[0], *new], reindent, top=False)
+        if inner is None or (self.match(members, new) and not self.shows(new, members[-1])):
+            return None
+        return [Copy(o_items[0].lead, members[0].lead), *inner, Copy(members[-1].end, o_items[-1].end)]
 
     def at_file_start(self, o_items: list[Item], s_items: list[Item], reindent: Reindent) -> list[Op] | None:
         """`edited first items, marker, ...`: the file's first items are edited in place."""

@@ -699,3 +699,39 @@ def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     )
     expected = original.replace("return sum - discount;", "return Math.max(0, sum - discount);")
     assert merged(original, snippet, language="java") == expected
+
+
+NAMESPACED_CS = (
+    "namespace Shop\n{\n    public class Orders\n    {\n        public int Count()\n        {\n            return _db.Count();\n"
+    "        }\n    }\n}\n"
+)
+DELETE_CS = "        public void Delete(int id)\n        {\n            _db.Remove(id);\n        }\n"
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language", "expected"),
+    [
+        (
+            "class A {\n  a() {\n    return 1;\n  }\n}\n",
+            "// ... existing code ...\n\n  b() {\n    return 2;\n  }\n}\n",
+            "javascript",
+            "class A {\n  a() {\n    return 1;\n  }\n\n  b() {\n    return 2;\n  }\n}\n",
+        ),
+        (  # Allman braces: the members hang under the class's own `{` line
+            NAMESPACED_CS,
+            f"        // ... existing code ...\n\n{DELETE_CS}    }}\n}}\n",
+            "csharp",
+            NAMESPACED_CS.replace("        }\n    }\n}\n", f"        }}\n\n{DELETE_CS}    }}\n}}\n"),
+        ),
+    ],
+    ids=["class", "class-in-namespace"],
+)
+def test_code_shown_above_the_closers_of_the_files_last_block_is_appended_to_that_block(
+    original: str, snippet: str, language: str, expected: str
+) -> None:
+    assert merged(original, snippet, language=language) == expected
+
+
+def test_closers_that_are_not_the_last_blocks_own_are_no_anchor() -> None:
+    snippet = f"        // ... existing code ...\n\n{DELETE_CS}    }}\n}}\n}}\n"  # one `}` too many
+    assert ambiguous(NAMESPACED_CS, snippet, language="csharp").reasons[0].code == "unmatched_anchor"
