@@ -40,7 +40,9 @@ from apply_engine.structural_outline import (
 )
 
 BOM = "\ufeff"
-FENCE_OPEN = re.compile(r"^\s*```[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
+FENCE_OPEN = re.compile(r"^\s*```([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
+MARKDOWN_TAGS = frozenset({"markdown", "md"})
+MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
 PREAMBLE = re.compile(r"(package|import|@file:)\b")
 QUOTED = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
@@ -102,12 +104,11 @@ def merge(original: str, snippet: str, language: str | None = None, path: str | 
 
 def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     edit = Source.read(snippet)
-    if language != "markdown":
-        edit = without_fence(edit)
-    if not "".join(edit.lines).strip():
-        return ambiguous(language, "empty_snippet", "the snippet is empty")
     analysis = analyse(original, language)
     source = analysis.source
+    edit = without_fence(edit, source, language)
+    if not "".join(edit.lines).strip():
+        return ambiguous(language, "empty_snippet", "the snippet is empty")
     edit = without_path_comment(edit, source, language)
     markers = find_markers(edit.lines, source.lines, language, source.raw)
     if not source.lines or not "".join(source.lines).strip():
@@ -141,13 +142,28 @@ def without_path_comment(edit: Source, original: Source, language: str) -> Sourc
     return replace(edit, lines=lines)
 
 
-def without_fence(edit: Source) -> Source:
-    """A snippet wrapped in a Markdown code fence (as chat answers are) is read without it."""
+def without_fence(edit: Source, original: Source, language: str) -> Source:
+    """A snippet wrapped in a Markdown code fence (as chat answers are) is read without it, and
+    without the few lines of prose around the fence that the original does not have. In Markdown
+    only a fence tagged `markdown` or `md` is a wrapper; others are the file's own."""
     shown = [k for k, line in enumerate(edit.lines) if line.strip()]
-    if len(shown) < 3 or not FENCE_OPEN.match(edit.lines[shown[0]]) or edit.lines[shown[-1]].strip() != "```":
+    if len(shown) < 3:
+        return edit
+    fences = [shown[0], shown[-1]]  # the whole snippet fenced, fences inside it or not
+    if not FENCE_OPEN.match(edit.lines[shown[0]]) or edit.lines[shown[-1]].strip() != "```":
+        fences = [k for k in shown if edit.lines[k].lstrip().startswith("```")]
+        if len(fences) != 2 or edit.lines[fences[1]].strip() != "```":
+            return edit
+    opening = FENCE_OPEN.match(edit.lines[fences[0]])
+    if opening is None or (language == "markdown" and opening.group(1).lower() not in MARKDOWN_TAGS):
+        return edit
+    outside = [k for k in shown if k < fences[0] or k > fences[1]]
+    known = {line.strip() for line in original.lines}
+    if len(outside) > MAX_PROSE_LINES or any(edit.lines[k].strip() in known for k in outside):
         return edit
     lines = list(edit.lines)
-    lines[shown[0]] = lines[shown[-1]] = ""
+    for k in (*fences, *outside):
+        lines[k] = ""
     return replace(edit, lines=lines)
 
 

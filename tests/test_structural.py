@@ -242,6 +242,25 @@ def test_a_snippet_in_a_markdown_code_fence_merges_without_the_fence() -> None:
     )
 
 
+def test_prose_around_a_fenced_snippet_is_not_part_of_it() -> None:
+    snippet = "Here is the updated `main`:\n\n```python\n# ...\ndef main():\n    print(square_area(2))\n```\n\nDone.\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "circle_area(1.0))", "square_area(2))"
+    )
+
+
+def test_in_markdown_only_a_fence_tagged_markdown_wraps_the_snippet() -> None:
+    original = "# Tool\n\n## Install\n\nRun the installer.\n\n## Usage\n\nRun it.\n"
+    added = "Then run `tool init`."
+    wrapped = f"Updated section:\n\n```markdown\n## Install\n\nRun the installer.\n\n{added}\n\n<!-- ... rest ... -->\n```\n"
+    expected = original.replace("installer.\n", f"installer.\n\n{added}\n")
+    assert merged(original, wrapped, language="markdown") == expected
+    added = "```bash\npip install tool\n```"
+    own = f"## Install\n\nRun the installer.\n\n{added}\n\n<!-- ... rest ... -->\n"
+    expected = original.replace("installer.\n", f"installer.\n\n{added}\n")
+    assert merged(original, own, language="markdown") == expected
+
+
 def test_lines_of_a_multiline_string_at_column_zero_stay_inside_their_function() -> None:
     original = 'def f():\n    sql = """\nSELECT 1\nFROM t\n"""\n    return sql\n\n\ndef g():\n    return 2\n'
     snippet = '# ...\ndef f():\n    sql = """\nSELECT 2\nFROM t\n"""\n    return sql\n\n# ...\n'
