@@ -936,6 +936,8 @@ class Aligner:
             return False
         if bool(s_item.children) != bool(o_item.children):
             return False
+        if s_header == o_header and any(child.marker for child in s_item.children):
+            return True  # it elides part of itself, so it is not new: the block of its kind there
         similarity = SequenceMatcher(
             None, self.snippet.text(s_item), self.original.text(o_item), autojunk=False
         ).ratio()

@@ -754,3 +754,16 @@ def test_code_shown_above_the_closers_of_the_files_last_block_is_appended_to_tha
 def test_closers_that_are_not_the_last_blocks_own_are_no_anchor() -> None:
     snippet = f"        // ... existing code ...\n\n{DELETE_CS}    }}\n}}\n}}\n"  # one `}` too many
     assert ambiguous(NAMESPACED_CS, snippet, language="csharp").reasons[0].code == "unmatched_anchor"
+
+
+def test_a_list_element_that_elides_part_of_itself_edits_the_element_there() -> None:
+    original = (
+        '{\n  "configurations": [\n    {\n      "name": "server",\n      "env": {\n        "PORT": "3000"\n      }\n'
+        '    },\n    {\n      "name": "tests",\n      "args": ["--watch"]\n    }\n  ]\n}\n'
+    )
+    snippet = (
+        '{\n  "configurations": [\n    {\n      // ... existing code ...\n      "env": {\n        "PORT": "3000",\n'
+        '        "DEBUG": "app:*"\n      }\n    },\n    // ... existing code ...\n  ]\n}\n'
+    )
+    expected = original.replace('"PORT": "3000"\n', '"PORT": "3000",\n        "DEBUG": "app:*"\n')
+    assert merged(original, snippet, language="json") == expected
