@@ -40,7 +40,7 @@ from apply_engine.structural_outline import (
 )
 
 BOM = "\ufeff"
-FENCE_OPEN = re.compile(r"^\s*```([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
+FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
 MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
@@ -149,13 +149,14 @@ def without_fence(edit: Source, original: Source, language: str) -> Source:
     shown = [k for k, line in enumerate(edit.lines) if line.strip()]
     if len(shown) < 3:
         return edit
+    opening = FENCE_OPEN.match(edit.lines[shown[0]])
     fences = [shown[0], shown[-1]]  # the whole snippet fenced, fences inside it or not
-    if not FENCE_OPEN.match(edit.lines[shown[0]]) or edit.lines[shown[-1]].strip() != "```":
+    if opening is None or edit.lines[shown[-1]].strip() != opening.group(1):
         fences = [k for k in shown if edit.lines[k].lstrip().startswith("```")]
-        if len(fences) != 2 or edit.lines[fences[1]].strip() != "```":
+        opening = FENCE_OPEN.match(edit.lines[fences[0]]) if len(fences) == 2 else None
+        if opening is None or edit.lines[fences[1]].strip() != opening.group(1):
             return edit
-    opening = FENCE_OPEN.match(edit.lines[fences[0]])
-    if opening is None or (language == "markdown" and opening.group(1).lower() not in MARKDOWN_TAGS):
+    if language == "markdown" and opening.group(2).lower() not in MARKDOWN_TAGS:
         return edit
     outside = [k for k in shown if k < fences[0] or k > fences[1]]
     known = {line.strip() for line in original.lines}

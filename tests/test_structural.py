@@ -242,6 +242,14 @@ def test_a_snippet_in_a_markdown_code_fence_merges_without_the_fence() -> None:
     )
 
 
+def test_a_fence_of_four_backticks_wraps_a_snippet_too() -> None:
+    snippet = '````python\n# ...\ndef main():\n    """Print it, as in ```main()```."""\n    print(square_area(2))\n````\n'
+    expected = SHAPES.replace("def main():\n", 'def main():\n    """Print it, as in ```main()```."""\n')
+    assert merged(SHAPES, snippet, language="python") == expected.replace(
+        "circle_area(1.0))", "square_area(2))"
+    )
+
+
 def test_prose_around_a_fenced_snippet_is_not_part_of_it() -> None:
     snippet = "Here is the updated `main`:\n\n```python\n# ...\ndef main():\n    print(square_area(2))\n```\n\nDone.\n"
     assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
