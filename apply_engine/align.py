@@ -318,9 +318,11 @@ class Side:
         return cached
 
     def key(self, item: Item) -> str:
+        """`toString () { ... }` is keyed as its header `toString () {`, the way its original is."""
         cached = self.keys.get(item.header)
         if cached is None:
-            cached = self.keys[item.header] = signature_key(self.lines[item.header])
+            line = self.lines[item.header]
+            cached = self.keys[item.header] = signature_key(elided_body(line) or line)
         return cached
 
     def nonblank(self, items: Sequence[Item]) -> int:

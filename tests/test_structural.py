@@ -775,3 +775,9 @@ def test_a_list_element_that_elides_part_of_itself_edits_the_element_there() -> 
     )
     expected = original.replace('"PORT": "3000"\n', '"PORT": "3000",\n        "DEBUG": "app:*"\n')
     assert merged(original, snippet, language="json") == expected
+
+
+def test_a_method_elided_on_its_header_line_matches_whatever_the_space_before_its_parens() -> None:
+    original = "class A {\n  format () {\n    return 1\n  }\n\n  toString () {\n    return this.v\n  }\n}\n"
+    snippet = "class A {\n  format () {\n    return 2\n  }\n\n  toString () { ... }\n}\n"
+    assert merged(original, snippet, language="javascript") == original.replace("return 1", "return 2")
