@@ -34,7 +34,7 @@ from itertools import pairwise, takewhile
 from apply_engine.indent import Reindent, leading
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
-from apply_engine.structural_outline import PURE_CLOSER, Item
+from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
 
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
@@ -724,9 +724,8 @@ class Aligner:
             not tail and self.look_alike(new_last[-1:], kept[-1:])
         ):
             return None
-        if self.twin(
-            kept, [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
-        ):
+        inserted = [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
+        if self.twin(kept, inserted) or self.repeats_elided(inserted, kept):
             return None
         slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
         ops = self.inserts(parts[0][:before], reindent)
@@ -832,6 +831,20 @@ class Aligner:
         if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         return best[0] if len(best) == 1 else None
+
+    def repeats_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
+        """New comment lines that the elided original code holds word for word: original code
+        shown where this level could not align it (a commented-out `# host = ...` of a TOML table
+        shown without its header). Inserting them would write them twice."""
+        if not inserted or not kept:
+            return False
+        elided = set(self.original.normalized[kept[0].lead : kept[-1].end])
+        for item in inserted:
+            for line in self.snippet.normalized[item.start : item.end]:
+                if COMMENT.match(line) and NAME.search(line) and line in elided:
+                    self.fail("unanchored_insertion", f"{line[:60]!r} repeats elided original code", item)
+                    return True
+        return False
 
     def import_slot(self, new: list[Item], kept: list[Item]) -> int:
         """Where imports shown above a marker at the start of the file go among the original's first

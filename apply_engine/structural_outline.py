@@ -18,6 +18,9 @@ CONTINUATION = re.compile(
 )
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
+# how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
+HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
+COMMENT = re.compile(r"^(//|/\*|#(?![\w\[!]|include|define|if|pragma))")  # the comment kinds of PREFIX
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
 MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
@@ -227,9 +230,9 @@ def last_shown(columns: list[int]) -> list[int]:
 
 
 def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> list[Item]:
-    """Joins decorator, attribute and comment items to the item directly below them. A run of
-    them with no code below (comments before a closer, commented-out lines) stays one item per
-    line, so each is matched on its own."""
+    """Joins decorator, attribute and comment items to the item directly below them. Comments stay
+    items of their own above a one-line statement (a config line, commented-out ones around it)
+    and where no code follows them, so each is matched on its own."""
     runs: list[list[Item]] = []
     for item in items:
         run = runs[-1] if runs else None
@@ -246,10 +249,16 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
             runs.append([item])
     joined: list[Item] = []
     for run in runs:
-        if len(run) == 1 or PREFIX.match(lines[run[-1].header].strip()):
+        code = run[-1]
+        if len(run) == 1 or PREFIX.match(lines[code.header].strip()):
             joined += run
-        else:
-            joined.append(run[-1].under(run[0].lead, run[0].start))
+            continue
+        first = 0
+        statement = not code.nested and not HEADER_END.search(lines[code.header])
+        while statement and first < len(run) - 1 and COMMENT.match(lines[run[first].header].strip()):
+            first += 1
+        joined += run[:first]
+        joined.append(code.under(run[first].lead, run[first].start))
     return joined
 
 

@@ -781,3 +781,35 @@ def test_a_method_elided_on_its_header_line_matches_whatever_the_space_before_it
     original = "class A {\n  format () {\n    return 1\n  }\n\n  toString () {\n    return this.v\n  }\n}\n"
     snippet = "class A {\n  format () {\n    return 2\n  }\n\n  toString () { ... }\n}\n"
     assert merged(original, snippet, language="javascript") == original.replace("return 1", "return 2")
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language", "expected"),
+    [
+        (
+            "import os\n\n# Defaults\n# TIMEOUT = 30\n# RETRIES = 3\nVERBOSE = False\n",
+            "# ... existing code ...\n# TIMEOUT = 30\nRETRIES = 3\nVERBOSE = False\n",
+            "python",
+            "import os\n\n# Defaults\n# TIMEOUT = 30\nRETRIES = 3\nVERBOSE = False\n",
+        ),
+        (  # the marker elides the section comment above the line shown
+            "import os\n\n# Feature flags\n# ENABLE_X = True\nUSE_CACHE = False\n\n\ndef f():\n    return 1\n",
+            "# ... existing code ...\n# ENABLE_X = True\nUSE_CACHE = True\n# ... existing code ...\n",
+            "python",
+            "import os\n\n# Feature flags\n# ENABLE_X = True\nUSE_CACHE = True\n\n\ndef f():\n    return 1\n",
+        ),
+    ],
+    ids=["uncomment-one", "section-comment-elided"],
+)
+def test_comments_above_a_one_line_statement_are_matched_on_their_own(
+    original: str, snippet: str, language: str, expected: str
+) -> None:
+    # before: they were the statement's prefix, so the old comment run was written out again
+    assert merged(original, snippet, language=language) == expected
+
+
+def test_comment_lines_the_elided_code_holds_are_not_written_again() -> None:
+    # the table's lines shown without its `[server]` header: they cannot be placed at the top level
+    original = '[server]\nport = 8080\n# host = "0.0.0.0"\n# workers = 4\n\n[db]\nurl = "sqlite://"\n'
+    snippet = '# ... existing code ...\n# host = "0.0.0.0"\nworkers = 4\n\n[db]\n# ... existing code ...\n'
+    assert ambiguous(original, snippet, language="toml").reasons[0].code == "unanchored_insertion"
