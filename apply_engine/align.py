@@ -629,29 +629,27 @@ class Aligner:
         return [Copy(o_items[0].lead, o_items[-1].end), *self.inserts(new, reindent)]
 
     def append_inside(self, o_items: list[Item], s_items: list[Item]) -> list[Op] | None:
-        """`marker, new code, closers`: the code goes at the end of the block those closers end in
-        the file's last item (a method appended to a class, shown with the class's `}` and the
-        namespace's `}` below it)."""
+        """`marker, new code, closers`: the code goes at the end of the one block those closers
+        end (a method appended to a class, shown with the class's `}` and the namespace's `}`
+        below it). A closer matches by its text and indentation; one that ends several blocks
+        alike (each Go function's `}`) places nothing."""
         if not s_items[0].marker or s_items[-1].marker or not self.closes(s_items[-1]):
             return None
         stop = len(s_items)
         while self.closes(s_items[stop - 1]):
             stop -= 1
         new, closers = s_items[1:stop], s_items[stop:]
-        if not new or any(item.marker for item in new) or not o_items[-1].nested:
+        if not new or any(item.marker for item in new):
+            return None
+        if any(closer.end != closer.header + 1 for closer in closers):
             return None
         depths = [self.depth(item) for item in closers]  # each closes the block around the one before
         if min(self.depth(item) for item in new) <= depths[0] or depths != sorted(set(depths), reverse=True):
             return None
-        # innermost first, as the closers; an Allman `{` line holds the members of the block above
-        blocks = [block for block in last_descendants(o_items[-1]) if block.closer][: len(closers)][::-1]
-        if len(blocks) < len(closers):
+        found = self.closed_by(o_items, [self.snippet.lines[closer.header].rstrip() for closer in closers])
+        if len(found) != 1:
             return None
-        for block, closer in zip(blocks, closers, strict=True):
-            line = self.snippet.normalized[closer.header]
-            if closer.end != closer.header + 1 or self.original.normalized[block.end - 1] != line:
-                return None
-        members = blocks[0].children
+        members = found[0].children  # an Allman `{` line holds the members of the block above it
         if len(members) == 1 and self.original.normalized[members[0].header] == "{" and members[0].nested:
             members = members[0].children
         reindent = self.mapping(new[0], members[-1])
@@ -659,6 +657,25 @@ class Aligner:
         if inner is None or (self.match(members, new) and not self.shows(new, members[-1])):
             return None
         return [Copy(o_items[0].lead, members[0].lead), *inner, Copy(members[-1].end, o_items[-1].end)]
+
+    def closed_by(self, o_items: list[Item], closers: list[str]) -> list[Item]:
+        """The blocks whose closing line is closers[0], directly followed by the closing lines of
+        the blocks around them, closers[1:]."""
+        found: list[Item] = []
+        stack = [(item, ()) for item in o_items]
+        while stack:
+            item, around = stack.pop()
+            if not item.nested:
+                continue
+            blocks = (*around, item) if item.closer else around  # outermost first
+            if item.closer and len(blocks) >= len(closers):
+                chain = blocks[len(blocks) - len(closers) :][::-1]  # innermost first, as the closers
+                lines = [self.original.lines[block.end - 1].rstrip() for block in chain]
+                last = all(inner in last_descendants(outer) for inner, outer in pairwise(chain))
+                if lines == closers and last:
+                    found.append(item)
+            stack.extend((child, blocks) for child in item.children)
+        return found
 
     def at_file_start(self, o_items: list[Item], s_items: list[Item], reindent: Reindent) -> list[Op] | None:
         """`edited first items, marker, ...`: the file's first items are edited in place."""

@@ -813,3 +813,22 @@ def test_comment_lines_the_elided_code_holds_are_not_written_again() -> None:
     original = '[server]\nport = 8080\n# host = "0.0.0.0"\n# workers = 4\n\n[db]\nurl = "sqlite://"\n'
     snippet = '# ... existing code ...\n# host = "0.0.0.0"\nworkers = 4\n\n[db]\n# ... existing code ...\n'
     assert ambiguous(original, snippet, language="toml").reasons[0].code == "unanchored_insertion"
+
+
+def test_a_closer_that_ends_several_blocks_alike_places_nothing() -> None:
+    # marker, a method, `}`: `impl Bag` or `mod tests`? Both end in a `}` at column 0
+    original = (
+        "struct Bag {\n    items: Vec<u8>,\n}\n\nimpl Bag {\n    pub fn len(&self) -> usize {\n        self.items.len()\n"
+        "    }\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn empty() {}\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n\n    pub fn clear(&mut self) {\n        self.items.clear();\n    }\n}\n"
+    )
+    assert ambiguous(original, snippet, language="rust").reasons[0].code == "unmatched_anchor"
+
+
+def test_one_closer_with_the_indentation_of_a_single_block_appends_to_that_block() -> None:
+    # the class's `}` alone, the namespace's left out: the class is the one block it closes
+    snippet = f"        // ... existing code ...\n\n{DELETE_CS}    }}\n"
+    expected = NAMESPACED_CS.replace("        }\n    }\n}\n", f"        }}\n\n{DELETE_CS}    }}\n}}\n")
+    assert merged(NAMESPACED_CS, snippet, language="csharp") == expected
