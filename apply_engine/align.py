@@ -547,9 +547,7 @@ class Aligner:
                 edge = "tail" if keeps_tail and not whole_file else None
             elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
-            spacing = None
-            if sb < len(s_items) and s_items[sb].lead == s_items[sb].start:
-                spacing = Copy(o_items[ob].lead, o_items[ob].start)
+            spacing = Copy(o_items[ob].lead, o_items[ob].start) if ob < len(o_items) else None
             gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing, base)
             if gap is None:
                 return None
@@ -625,6 +623,8 @@ class Aligner:
             return None
         if any(leading(self.snippet.lines[item.header]) for item in new):
             return None
+        if self.same_signature(new[-1], o_items[-1]) is not False:
+            return None  # it may edit the file's last item (`CMD` after `CMD`): not an addition
         reindent = self.mapping(new[0], o_items[0])
         return [Copy(o_items[0].lead, o_items[-1].end), *self.inserts(new, reindent)]
 
@@ -697,7 +697,7 @@ class Aligner:
         base: int | None = None,
     ) -> list[Op] | None:
         """Ops for the snippet items between two anchors and the original items between theirs.
-        `spacing`: the next anchor's blank lines in the original, when the snippet shows none;
+        `spacing`: the next anchor's blank lines in the original;
         `base`: the depth of the level's anchors, below which code after a marker is a fragment."""
         removals = [item for item in s_gap if item.removal]
         if removals:
@@ -758,9 +758,10 @@ class Aligner:
         ops += self.inserts(new_first, reindent) + placed
         after_kept = [*middle, *new_last]
         if kept and after_kept and after_kept[0].lead == after_kept[0].start:
-            # no blank lines shown above it: those of the anchor it sits on, or of its siblings
-            glued = spacing is not None and not tail and not after
-            ops.append(spacing if glued else Copy(kept[-1].lead, kept[-1].start))
+            # no blank lines shown above it: those the original has where it goes, above the next
+            # anchor, or else those of its siblings
+            at_anchor = spacing is not None and not tail and not after
+            ops.append(spacing if at_anchor else Copy(kept[-1].lead, kept[-1].start))
         ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:
@@ -999,6 +1000,13 @@ class Aligner:
             and not (s_item.children or o_item.children)
         )
 
+    def shows_prefix_tail(self, s_item: Item, o_item: Item) -> bool:
+        """The snippet shows the last lines of the original's comment above the item, below a
+        marker that elides its first lines."""
+        shown = self.snippet.normalized[s_item.start : s_item.header]
+        prefix = self.original.normalized[o_item.start : o_item.header]
+        return len(shown) < len(prefix) and prefix[len(prefix) - len(shown) :] == shown
+
     def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows just the comment above an original item (a marker elides the rest)."""
         if s_item.children or not o_item.prefix:
@@ -1080,7 +1088,7 @@ class Aligner:
             head = [Insert(s_item.lead, s_item.start, reindent)]
         if self.original.text(o_item) == self.snippet.text(s_item) or self.shows_only_prefix(s_item, o_item):
             return [*head, Copy(o_item.start, o_item.end)]
-        if s_item.prefix:
+        if s_item.prefix and not (not shown_spacing and self.shows_prefix_tail(s_item, o_item)):
             head.append(Insert(s_item.start, s_item.header, reindent))
         else:
             head.append(Copy(o_item.start, o_item.header))

@@ -832,3 +832,25 @@ def test_one_closer_with_the_indentation_of_a_single_block_appends_to_that_block
     snippet = f"        // ... existing code ...\n\n{DELETE_CS}    }}\n"
     expected = NAMESPACED_CS.replace("        }\n    }\n}\n", f"        }}\n\n{DELETE_CS}    }}\n}}\n")
     assert merged(NAMESPACED_CS, snippet, language="csharp") == expected
+
+
+def test_a_comment_shown_below_a_marker_keeps_the_comment_lines_above_it() -> None:
+    original = "package main\n\n// Config holds settings.\n// Fields are read from env.\ntype Config struct {\n\tPort int\n}\n"
+    snippet = "// ... existing code ...\n// Fields are read from env.\ntype Config struct {\n\tPort int\n\tHost string\n}\n"
+    assert merged(original, snippet, language="go") == original.replace(
+        "\tPort int\n", "\tPort int\n\tHost string\n"
+    )
+
+
+def test_a_new_function_above_the_first_anchor_gets_the_blank_lines_the_file_has_there() -> None:
+    original = "import os\n\n\ndef f():\n    return os.getcwd()\n\n\ndef g():\n    return 1\n"
+    snippet = "def helper():\n    return 42\n\n\ndef f():\n    return os.getcwd()\n# ... existing code ...\n"
+    expected = original.replace("def f():", "def helper():\n    return 42\n\n\ndef f():")
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_code_after_a_leading_marker_like_the_files_last_lines_is_not_appended() -> None:
+    original = 'FROM python:3.12-slim\nRUN pip install flask\nEXPOSE 5000\nCMD ["flask", "run"]\n'
+    snippet = '# ... existing code ...\nEXPOSE 8080\nCMD ["flask", "run", "--port", "8080"]\n'
+    # before: a second EXPOSE and CMD after the first; `CMD` edits the last line, not adds one
+    assert ambiguous(original, snippet, path="Dockerfile").status == "ambiguous"
