@@ -42,6 +42,7 @@ from apply_engine.structural_outline import (
 BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
+MIN_UNCOMMENTED = 4  # shorter lines (`end`, `});`) say nothing when they appear commented out too
 MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
 PREAMBLE = re.compile(r"(package|import|@file:)\b")
@@ -361,11 +362,52 @@ def finish(
     inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
     if inline and not set(inline) <= {line.strip() for line in source.lines}:
         return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
+    uncommented = still_commented(ops, source, edit, inserted, language)
+    if uncommented:
+        return ambiguous(
+            language, "still_commented", f"{uncommented!r} is uncommented, yet its commented line stays"
+        )
     if new_parse_errors(merged.removeprefix(BOM), source, ops, tree, language):
         return ambiguous(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
         )
     return MergeResult(merged=merged, status="ok", language=language, plan=plan)
+
+
+def still_commented(
+    ops: list[Op], source: Source, edit: Source, inserted: list[int], language: str
+) -> str | None:
+    """A new line that the merge also keeps commented out (`ports:` written, `# ports:` kept): the
+    snippet uncommented lines the alignment did not place over the comments."""
+    candidates = [edit.lines[k].strip() for k in inserted]
+    candidates = [line for line in candidates if line and line in source.raw]  # the common case: none
+    commented = commented_out(source.raw, language) if candidates else {}
+    if not commented:
+        return None
+    copies = [op for op in ops if isinstance(op, Copy)]
+    for line in candidates:
+        line = " ".join(line.split())
+        found = commented.get(line, ())
+        if any(op.start <= j < op.end for j in found for op in copies):
+            return line
+    return None
+
+
+@lru_cache(maxsize=32)
+def commented_out(raw: str, language: str) -> dict[str, list[int]]:
+    """The original's line comments by their text without the comment sign, where that text could
+    be code (`# ports:` -> `ports:`); cached, as `analyse` is."""
+    prefixes = line_comment_prefixes(language)
+    found: dict[str, list[int]] = {}
+    for k, line in enumerate(Source.read(raw).lines):
+        text = line.strip()
+        prefix = next((p for p in prefixes if text.startswith(p)), None)
+        if prefix is None:
+            continue
+        text = " ".join(text[len(prefix) :].split())
+        if len(text) >= MIN_UNCOMMENTED and any(c.isalpha() for c in text):
+            found.setdefault(text, []).append(k)
+    return found
 
 
 def elides(line: str, source: Source) -> bool:

@@ -854,3 +854,13 @@ def test_code_after_a_leading_marker_like_the_files_last_lines_is_not_appended()
     snippet = '# ... existing code ...\nEXPOSE 8080\nCMD ["flask", "run", "--port", "8080"]\n'
     # before: a second EXPOSE and CMD after the first; `CMD` edits the last line, not adds one
     assert ambiguous(original, snippet, path="Dockerfile").status == "ambiguous"
+
+
+def test_uncommented_lines_the_merge_would_also_keep_commented_are_ambiguous() -> None:
+    original = (
+        'services:\n  web:\n    image: app\n    # ports:\n    #   - "8080:80"\n    environment:\n      - DEBUG=0\n'
+        "  db:\n    image: postgres\n"
+    )
+    snippet = '# ... existing code ...\n    image: app\n    ports:\n      - "8080:80"\n    environment:\n# ... existing code ...\n'
+    # before: `ports:` written and `# ports:` kept below it, the comments being `environment`'s prefix
+    assert ambiguous(original, snippet, language="yaml").reasons[0].code == "still_commented"
