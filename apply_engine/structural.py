@@ -17,7 +17,7 @@ from functools import lru_cache
 from itertools import accumulate, islice
 from operator import add
 
-from apply_engine.align import Aligner, Copy, Insert, Op, Side
+from apply_engine.align import Aligner, Copy, Insert, Op, Side, normalize
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.languages import (
     GRAMMARS,
@@ -379,16 +379,14 @@ def still_commented(
 ) -> str | None:
     """A new line that the merge also keeps commented out (`ports:` written, `# ports:` kept): the
     snippet uncommented lines the alignment did not place over the comments."""
-    candidates = [edit.lines[k].strip() for k in inserted]
-    candidates = [line for line in candidates if line and line in source.raw]  # the common case: none
+    stripped = (edit.lines[k].strip() for k in inserted)
+    candidates = [line for line in stripped if line and line in source.raw]  # the common case: none
     commented = commented_out(source.raw, language) if candidates else {}
     if not commented:
         return None
     copies = [op for op in ops if isinstance(op, Copy)]
-    for line in candidates:
-        line = " ".join(line.split())
-        found = commented.get(line, ())
-        if any(op.start <= j < op.end for j in found for op in copies):
+    for line in map(normalize, candidates):
+        if any(op.start <= k < op.end for k in commented.get(line, ()) for op in copies):
             return line
     return None
 
@@ -404,7 +402,7 @@ def commented_out(raw: str, language: str) -> dict[str, list[int]]:
         prefix = next((p for p in prefixes if text.startswith(p)), None)
         if prefix is None:
             continue
-        text = " ".join(text[len(prefix) :].split())
+        text = normalize(text[len(prefix) :])
         if len(text) >= MIN_UNCOMMENTED and any(c.isalpha() for c in text):
             found.setdefault(text, []).append(k)
     return found
