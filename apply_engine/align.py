@@ -1090,7 +1090,7 @@ class Aligner:
             return [*head, Copy(o_item.start, o_item.end)]
         if s_item.prefix and not (not shown_spacing and self.shows_prefix_tail(s_item, o_item)):
             head.append(Insert(s_item.start, s_item.header, reindent))
-        else:
+        elif not self.rewrite:  # the comment above an item shown without it stays, but not in a rewrite
             head.append(Copy(o_item.start, o_item.header))
         if not s_item.children and elided_body(self.snippet.lines[s_item.header]) is not None:
             kept = self.kept_body(o_item, s_item)  # the original item, so its spacing too

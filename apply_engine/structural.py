@@ -296,11 +296,15 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
     if container is None:
         return None
     aligner.rewrite = False
-    s_tree = without_outer_closers(s_tree, aligner.snippet.lines)
-    depths = [column(aligner.snippet.lines[item.header]) for item in s_tree if not item.marker]
+    inner = without_outer_closers(s_tree, aligner.snippet.lines)
+    depths = [column(aligner.snippet.lines[item.header]) for item in inner if not item.marker]
     if depths and min(depths) < depths[0]:
         return None  # code less indented than the snippet's first is outside the container
-    ops = aligner.level(container.children, s_tree, identity(), top=True, open_end=True)
+    # below a marker, down to the container's closer: its tail is shown, not elided
+    shown_to_end = len(inner) < len(s_tree) and inner[0].marker
+    ops = aligner.level(
+        container.children, inner, identity(), top=not shown_to_end, open_end=not shown_to_end
+    )
     if ops is None:
         return None
     head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
@@ -321,7 +325,8 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
     if container is None or position is None:
         return None
     aligner.rewrite = False
-    inner = aligner.level(container.children, fragment, identity(), top=True)
+    # below a marker, down to the container's closer: its tail is shown, not elided
+    inner = aligner.level(container.children, fragment, identity(), top=not fragment[0].marker)
     if inner is None:
         return None
     after = o_tree[position + 1 :]

@@ -20,6 +20,10 @@ PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end
 PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
 HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
+# a declaration on one line (`def f(): return 1`, `fun port(): Int = 8080`): its comment is its doc
+ONE_LINE_DECLARATION = re.compile(
+    r"^(?:[\w@]+\s+)*?(?:def|fun|func|function|fn|class|struct|interface|enum|trait|type)\b"
+)
 COMMENT = re.compile(r"^(//|/\*|#(?![\w\[!]|include|define|if|pragma))")  # the comment kinds of PREFIX
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
@@ -254,7 +258,8 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
             joined += run
             continue
         first = 0
-        statement = not code.nested and not HEADER_END.search(lines[code.header])
+        line = lines[code.header].strip()
+        statement = not code.nested and not HEADER_END.search(line) and not ONE_LINE_DECLARATION.match(line)
         while statement and first < len(run) - 1 and COMMENT.match(lines[run[first].header].strip()):
             first += 1
         joined += run[:first]

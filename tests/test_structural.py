@@ -864,3 +864,29 @@ def test_uncommented_lines_the_merge_would_also_keep_commented_are_ambiguous() -
     snippet = '# ... existing code ...\n    image: app\n    ports:\n      - "8080:80"\n    environment:\n# ... existing code ...\n'
     # before: `ports:` written and `# ports:` kept below it, the comments being `environment`'s prefix
     assert ambiguous(original, snippet, language="yaml").reasons[0].code == "still_commented"
+
+
+def test_a_body_shown_from_a_marker_down_to_its_closer_ends_there() -> None:
+    original = 'package main\n\nfunc main() {\n\tprintln("start")\n\tprintln("hi")\n\tprintln("bye")\n}\n'
+    snippet = '// ... existing code ...\n\tprintln("hi")\n\tprintln("goodbye")\n}\n'
+    # before: the function's tail counted as elided, so `bye` stayed below `goodbye`
+    assert merged(original, snippet, language="go") == original.replace('"bye"', '"goodbye"')
+
+
+def test_the_comment_above_a_one_line_declaration_is_its_doc() -> None:
+    original = 'import os\n\n\n# Returns the default port.\ndef default_port(): return 8080\n\n\n# Host.\ndef host(): return "h"\n'
+    snippet = (
+        "# ... existing code ...\n# Returns the default port (or $PORT).\n"
+        'def default_port(): return int(os.environ.get("PORT", 8080))\n# ... existing code ...\n'
+    )
+    expected = original.replace(
+        "port.\ndef default_port(): return 8080",
+        'port (or $PORT).\ndef default_port(): return int(os.environ.get("PORT", 8080))',
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_whole_file_rewrite_drops_a_comment_it_leaves_out() -> None:
+    original = "def a(): return 1\n\n\n# old note\ndef b(): return 2\n"
+    snippet = "def a(): return 1\n\n\ndef b(): return 2\n"
+    assert merged(original, snippet, language="python") == snippet
