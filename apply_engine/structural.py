@@ -382,34 +382,62 @@ def finish(
 def still_commented(
     ops: list[Op], source: Source, edit: Source, inserted: list[int], language: str
 ) -> str | None:
-    """A new line that the merge also keeps commented out (`ports:` written, `# ports:` kept): the
-    snippet uncommented lines the alignment did not place over the comments."""
-    stripped = (edit.lines[k].strip() for k in inserted)
-    candidates = [line for line in stripped if line and line in source.raw]  # the common case: none
-    commented = commented_out(source.raw, language) if candidates else {}
-    if not commented:
+    """A new line written right next to a copy of itself commented out (`ports:` written,
+    `# ports:` kept below it): the snippet uncommented lines the alignment did not place over
+    the comments. A commented-out line elsewhere in the file proves nothing."""
+    if not any(
+        len(line) >= MIN_UNCOMMENTED and line in source.raw
+        for line in (edit.lines[k].strip() for k in inserted)
+    ):
+        return None  # the common case: no new line is in the original at all
+    commented = commented_out(source.raw, language)
+    if not any(normalize(edit.lines[k]) in commented for k in inserted):
         return None
-    copies = [op for op in ops if isinstance(op, Copy)]
-    for line in map(normalize, candidates):
-        if any(op.start <= k < op.end for k in commented.get(line, ()) for op in copies):
-            return line
+    copies = [n for n, op in enumerate(ops) if isinstance(op, Copy) and op.start < op.end]
+    for n, op in enumerate(ops):
+        if isinstance(op, Copy) or not any(
+            normalize(edit.lines[k]) in commented for k in range(op.start, op.end)
+        ):
+            continue
+        k = bisect_right(copies, n)
+        neighbours: set[int] = set()
+        if k:
+            neighbours |= comment_run(source.lines, ops[copies[k - 1]].end - 1, -1, language)
+        if k < len(copies):
+            neighbours |= comment_run(source.lines, ops[copies[k]].start, 1, language)
+        for line in (normalize(edit.lines[j]) for j in range(op.start, op.end)):
+            if neighbours & set(commented.get(line, ())):
+                return line
     return None
+
+
+def comment_run(lines: list[str], k: int, step: int, language: str) -> set[int]:
+    """The comment lines (and blank ones) from k on, going by step, up to the first code line."""
+    prefixes = line_comment_prefixes(language)
+    found = set()
+    while 0 <= k < len(lines) and (not lines[k].strip() or lines[k].lstrip().startswith(prefixes)):
+        found.add(k)
+        k += step
+    return found
 
 
 @lru_cache(maxsize=32)
 def commented_out(raw: str, language: str) -> dict[str, list[int]]:
     """The original's line comments by their text without the comment sign, where that text could
-    be code (`# ports:` -> `ports:`); cached, as `analyse` is."""
+    be code (`# ports:` -> `ports:`), with their line numbers; cached, as `analyse` is."""
     prefixes = line_comment_prefixes(language)
+    if not prefixes:
+        return {}
+    signs = "|".join(map(re.escape, prefixes))
+    pattern = re.compile(rf"^[ \t]*(?:{signs})[ \t]*(\S.*?)\r?$", re.M)
     found: dict[str, list[int]] = {}
-    for k, line in enumerate(Source.read(raw).lines):
-        text = line.strip()
-        prefix = next((p for p in prefixes if text.startswith(p)), None)
-        if prefix is None:
-            continue
-        text = normalize(text[len(prefix) :])
+    line, at = 0, 0
+    for comment in pattern.finditer(raw):
+        line += raw.count("\n", at, comment.start())
+        at = comment.start()
+        text = normalize(comment.group(1))
         if len(text) >= MIN_UNCOMMENTED and any(c.isalpha() for c in text):
-            found.setdefault(text, []).append(k)
+            found.setdefault(text, []).append(line)
     return found
 
 

@@ -890,3 +890,15 @@ def test_a_whole_file_rewrite_drops_a_comment_it_leaves_out() -> None:
     original = "def a(): return 1\n\n\n# old note\ndef b(): return 2\n"
     snippet = "def a(): return 1\n\n\ndef b(): return 2\n"
     assert merged(original, snippet, language="python") == snippet
+
+
+def test_a_new_line_commented_out_elsewhere_in_the_file_is_just_new() -> None:
+    original = (
+        "def find(items, key):\n    for item in items:\n        if item.key == key:\n            return item\n"
+        "    # return None\n\n\ndef first(items):\n    return items[0]\n"
+    )
+    snippet = "# ... existing code ...\n\n\ndef first(items):\n    if not items:\n        return None\n    return items[0]\n"
+    expected = original.replace(
+        "    return items[0]", "    if not items:\n        return None\n    return items[0]"
+    )
+    assert merged(original, snippet, language="python") == expected
