@@ -547,6 +547,10 @@ class Aligner:
                 edge = "tail" if keeps_tail and not whole_file else None
             elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
+            if sb < len(s_items) and self.new_comment_above(
+                s_items[sa + 1 : sb + 1], o_items[oa + 1 : ob + 1]
+            ):
+                return None
             spacing = Copy(o_items[ob].lead, o_items[ob].start) if ob < len(o_items) else None
             gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing, base)
             if gap is None:
@@ -561,6 +565,23 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def new_comment_above(self, s_items: list[Item], o_items: list[Item]) -> bool:
+        """A new comment right above an anchor (the last of each list), below a marker, where the
+        original has a comment right above it too: it may edit that comment or add one."""
+        if len(s_items) < 3 or len(o_items) < 2 or not any(item.marker for item in s_items[:-2]):
+            return False
+        (s_comment, s_anchor), (o_comment, o_anchor) = s_items[-2:], o_items[-2:]
+        glued = s_anchor.lead == s_anchor.start and o_anchor.lead == o_anchor.start
+        if s_comment.marker or not glued or s_comment.children or o_comment.children:
+            return False
+        s_line, o_line = self.snippet.normalized[s_comment.header], self.original.normalized[o_comment.header]
+        if not (COMMENT.match(s_line) and COMMENT.match(o_line)):
+            return False
+        self.fail(
+            "edit_or_insertion", f"{s_line[:60]!r} may edit the comment above it there or add one", s_comment
+        )
+        return True
 
     def depth(self, item: Item) -> int:
         return len(leading(self.snippet.lines[item.header]))
@@ -834,8 +855,10 @@ class Aligner:
         stack = list(o_items)
         while stack:
             item = stack.pop()
-            if not item.nested:
-                continue
+            if not item.nested or (
+                not self.prose and COMMENT_START.match(self.original.normalized[item.header])
+            ):
+                continue  # code goes in no comment (a Markdown heading is no comment)
             stack.extend(item.children)
             score = sum(
                 original.key(child) in wanted_keys
@@ -1000,6 +1023,32 @@ class Aligner:
             and not (s_item.children or o_item.children)
         )
 
+    def part_of_prefix_changed(self, s_item: Item, o_item: Item) -> bool:
+        """Below a marker, a comment above the item that is part of the original's, changed (fewer
+        lines and not its last ones, or some of its lines but not its first): which lines does it
+        edit, and are the others elided or deleted?"""
+        shown = [
+            line for line in self.snippet.normalized[s_item.start : s_item.header] if COMMENT.match(line)
+        ]
+        prefix = [
+            line for line in self.original.normalized[o_item.start : o_item.header] if COMMENT.match(line)
+        ]
+        if not shown or not prefix or shown == prefix or prefix[len(prefix) - len(shown) :] == shown:
+            return False
+        if len(shown) >= len(prefix) and (prefix[0] in shown or not set(shown) & set(prefix)):
+            return False  # all of it shown, or none of it: a new comment in its place
+        self.fail(
+            "edit_or_insertion", "the comment above it may edit part of the original's or replace it", s_item
+        )
+        return True
+
+    def elided_comment(self, s_item: Item, o_item: Item) -> int:
+        """How many comment lines open the original's prefix, when the snippet's prefix has none."""
+        if any(COMMENT.match(line) for line in self.snippet.normalized[s_item.start : s_item.header]):
+            return 0
+        prefix = self.original.normalized[o_item.start : o_item.header]
+        return len(list(takewhile(COMMENT.match, prefix)))
+
     def shows_prefix_tail(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows the last lines of the original's comment above the item, below a
         marker that elides its first lines."""
@@ -1088,7 +1137,11 @@ class Aligner:
             head = [Insert(s_item.lead, s_item.start, reindent)]
         if self.original.text(o_item) == self.snippet.text(s_item) or self.shows_only_prefix(s_item, o_item):
             return [*head, Copy(o_item.start, o_item.end)]
+        if not shown_spacing and self.part_of_prefix_changed(s_item, o_item):
+            return None
         if s_item.prefix and not (not shown_spacing and self.shows_prefix_tail(s_item, o_item)):
+            if not shown_spacing:  # a marker above elides the comment above changed decorators
+                head.append(Copy(o_item.start, o_item.start + self.elided_comment(s_item, o_item)))
             head.append(Insert(s_item.start, s_item.header, reindent))
         elif not self.rewrite:  # the comment above an item shown without it stays, but not in a rewrite
             head.append(Copy(o_item.start, o_item.header))

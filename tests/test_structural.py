@@ -902,3 +902,54 @@ def test_a_new_line_commented_out_elsewhere_in_the_file_is_just_new() -> None:
         "    return items[0]", "    if not items:\n        return None\n    return items[0]"
     )
     assert merged(original, snippet, language="python") == expected
+
+
+DOC_GO = (
+    "package config\n\n// Parse parses the config file at path.\n// It returns an error if the file does not exist.\n"
+    "// Deprecated: use ParseFile.\nfunc Parse(path string) (*Config, error) {\n\treturn ParseFile(path)\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language"),
+    [
+        (  # one doc line, changed, below a marker: the last line edited, or the whole doc replaced?
+            DOC_GO,
+            "// ... existing code ...\n// Deprecated: use ParseFile instead.\nfunc Parse(path string) (*Config, error) {\n"
+            "// ... existing code ...\n",
+            "go",
+        ),
+        (  # the first doc line left out, a line added: elided or deleted?
+            DOC_GO,
+            "// ... existing code ...\n// It returns an error if the file does not exist.\n// It never returns nil.\n"
+            "// Deprecated: use ParseFile.\nfunc Parse(path string) (*Config, error) {\n// ... existing code ...\n",
+            "go",
+        ),
+        (  # a new comment right above a statement that has one
+            "import os\n\n# Timeout for HTTP calls, in seconds.\n# Applies to both connect and read.\nTIMEOUT = 30\nRETRIES = 2\n",
+            "# ... existing code ...\n# Applies to connect only.\nTIMEOUT = 30\n# ... existing code ...\n",
+            "python",
+        ),
+        (  # the tail of a block comment: code goes in no comment
+            "package a\n\nfunc Retry() int {\n\tn := 0\n\t/*\n\t * Retry a few times: the service\n"
+            "\t * is flaky at startup.\n\t */\n\tn = 3\n\treturn n\n}\n",
+            "package a\n\nfunc Retry() int {\n\t// ... existing code ...\n\t * is flaky at startup (see #1).\n\t */\n"
+            "\tn = 3\n\t// ... existing code ...\n}\n",
+            "go",
+        ),
+    ],
+    ids=["doc-last-line", "doc-first-line-left-out", "statement-comment", "block-comment-tail"],
+)
+def test_part_of_a_comment_shown_changed_below_a_marker_is_ambiguous(
+    original: str, snippet: str, language: str
+) -> None:
+    assert ambiguous(original, snippet, language=language).status == "ambiguous"
+
+
+def test_a_marker_above_changed_decorators_elides_the_comment_above_them() -> None:
+    original = (
+        "import functools\n\n\n# Cached: the lookup is slow.\n@functools.lru_cache(maxsize=None)\ndef lookup(key):\n"
+        "    return key\n"
+    )
+    snippet = "# ... existing code ...\n@functools.lru_cache(maxsize=128)\ndef lookup(key):\n    return key\n"
+    assert merged(original, snippet, language="python") == original.replace("maxsize=None", "maxsize=128")
