@@ -778,11 +778,19 @@ class Aligner:
             return None
         ops += self.inserts(new_first, reindent) + placed
         after_kept = [*middle, *new_last]
-        if kept and after_kept and after_kept[0].lead == after_kept[0].start:
+        first = after_kept[0] if kept and after_kept else None
+        at_anchor = spacing is not None and not tail and not after
+        if first is not None and first.lead == first.start:
             # no blank lines shown above it: those the original has where it goes, above the next
             # anchor, or else those of its siblings
-            at_anchor = spacing is not None and not tail and not after
             ops.append(spacing if at_anchor else Copy(kept[-1].lead, kept[-1].start))
+        elif first is not None and at_anchor and first.start - first.lead < spacing.end - spacing.start:
+            # fewer blank lines below a marker than the file has there (one, not PEP 8's two)
+            ops.append(spacing)
+            after_kept = [
+                Item(first.start, first.start, first.header, first.end, children=first.children),
+                *after_kept[1:],
+            ]
         ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:

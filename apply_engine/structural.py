@@ -826,8 +826,9 @@ class SpanWriter:
             self.add(TextSpan(text + self.source.eol))
 
     def end_file(self) -> None:
-        """The merged file ends with a line ending exactly when the original does."""
-        if self.source.final_newline:
+        """The merged file ends with a line ending exactly when the original does (when the
+        snippet does, for an empty original)."""
+        if self.source.final_newline or (not self.source.raw.strip(BOM) and self.edit.final_newline):
             self.close_line()
             return
         if self.open_line or not self.spans:

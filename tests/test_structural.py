@@ -953,3 +953,14 @@ def test_a_marker_above_changed_decorators_elides_the_comment_above_them() -> No
     )
     snippet = "# ... existing code ...\n@functools.lru_cache(maxsize=128)\ndef lookup(key):\n    return key\n"
     assert merged(original, snippet, language="python") == original.replace("maxsize=None", "maxsize=128")
+
+
+def test_into_an_empty_original_the_snippets_final_newline_carries_over() -> None:
+    assert merged("", "# Hello\nX = 1\n", language="python") == "# Hello\nX = 1\n"
+
+
+def test_a_new_function_below_a_marker_gets_at_least_the_blank_lines_the_file_has_there() -> None:
+    original = "import os\n\n\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n"
+    snippet = "# ... existing code ...\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+    expected = original.replace("def c():", "def b():\n    return 2\n\n\ndef c():")
+    assert merged(original, snippet, language="python") == expected
