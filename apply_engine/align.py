@@ -787,10 +787,7 @@ class Aligner:
         elif first is not None and at_anchor and first.start - first.lead < spacing.end - spacing.start:
             # fewer blank lines below a marker than the file has there (one, not PEP 8's two)
             ops.append(spacing)
-            after_kept = [
-                Item(first.start, first.start, first.header, first.end, children=first.children),
-                *after_kept[1:],
-            ]
+            after_kept = [first.under(first.start, first.start), *after_kept[1:]]
         ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:
