@@ -547,7 +547,7 @@ class Aligner:
                 edge = "tail" if keeps_tail and not whole_file else None
             elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
-            if sb < len(s_items) and self.new_comment_above(
+            if sb < len(s_items) and self.new_above_comment(
                 s_items[sa + 1 : sb + 1], o_items[oa + 1 : ob + 1]
             ):
                 return None
@@ -566,21 +566,35 @@ class Aligner:
                 ops += pair
         return ops
 
-    def new_comment_above(self, s_items: list[Item], o_items: list[Item]) -> bool:
-        """A new comment right above an anchor (the last of each list), below a marker, where the
-        original has a comment right above it too: it may edit that comment or add one."""
+    def new_above_comment(self, s_items: list[Item], o_items: list[Item]) -> bool:
+        """New code right above an anchor (the last of each list), below a marker, where the
+        original has a comment right above that anchor: a new comment may edit it or add one, and
+        new code may go between the comment and the code it describes, or above the comment."""
         if len(s_items) < 3 or len(o_items) < 2 or not any(item.marker for item in s_items[:-2]):
             return False
-        (s_comment, s_anchor), (o_comment, o_anchor) = s_items[-2:], o_items[-2:]
+        (s_new, s_anchor), (o_comment, o_anchor) = s_items[-2:], o_items[-2:]
         glued = s_anchor.lead == s_anchor.start and o_anchor.lead == o_anchor.start
-        if s_comment.marker or not glued or s_comment.children or o_comment.children:
+        if s_new.marker or not glued or o_comment.children:
             return False
-        s_line, o_line = self.snippet.normalized[s_comment.header], self.original.normalized[o_comment.header]
-        if not (COMMENT.match(s_line) and COMMENT.match(o_line)):
+        s_line, o_line = self.snippet.normalized[s_new.header], self.original.normalized[o_comment.header]
+        if not COMMENT.match(o_line) or s_line == o_line:
             return False
-        self.fail(
-            "edit_or_insertion", f"{s_line[:60]!r} may edit the comment above it there or add one", s_comment
+        what = (
+            "the comment above it there" if COMMENT.match(s_line) else "go above or below the comment there"
         )
+        self.fail("edit_or_insertion", f"{s_line[:60]!r} may edit {what}", s_new)
+        return True
+
+    def comment_left_out(self, o_gap: list[Item], s_gap: list[Item], spacing: Op | None) -> bool:
+        """Comments right above an anchor, left out where the code around them is shown: deleted
+        (a resolved FIXME), or just not copied out? Not in a rewrite, which shows everything."""
+        if s_gap or not o_gap or self.rewrite or spacing is None or spacing.start != spacing.end:
+            return False
+        glued = all(item.lead == item.start for item in o_gap[1:])
+        lines = [self.original.normalized[item.header] for item in o_gap if not item.children]
+        if not glued or len(lines) < len(o_gap) or not all(COMMENT.match(line) for line in lines):
+            return False
+        self.fail("unexplained_deletion", f"{lines[0][:60]!r} is left out: deleted, or not copied?", o_gap[0])
         return True
 
     def depth(self, item: Item) -> int:
@@ -737,6 +751,8 @@ class Aligner:
         if o_gap and len(parts) == 1 and edge is not None:
             parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
+            if self.comment_left_out(o_gap, s_gap, spacing):
+                return None
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []

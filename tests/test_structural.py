@@ -964,3 +964,23 @@ def test_a_new_function_below_a_marker_gets_at_least_the_blank_lines_the_file_ha
     snippet = "# ... existing code ...\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
     expected = original.replace("def c():", "def b():\n    return 2\n\n\ndef c():")
     assert merged(original, snippet, language="python") == expected
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet"),
+    [
+        (  # between the comment and the code it describes, or above the comment?
+            "A = 1\n# Timeout in seconds\nTIMEOUT = 30\n",
+            "# ... existing code ...\nRETRIES = 2\nTIMEOUT = 30\n",
+        ),
+        (  # the comment left out between two lines shown together: resolved, or not copied?
+            "import os\n\nDEBUG = True\n# FIXME: remove before release\nALLOW_ALL = True\nKEY = os.environ['KEY']\n",
+            "# ... existing code ...\nDEBUG = True\nALLOW_ALL = False\nKEY = os.environ['KEY']\n",
+        ),
+    ],
+    ids=["new-code-above-a-commented-line", "comment-left-out"],
+)
+def test_a_comment_above_a_statement_is_not_silently_moved_away_from_it_or_dropped(
+    original: str, snippet: str
+) -> None:
+    assert ambiguous(original, snippet, language="python").status == "ambiguous"
