@@ -31,7 +31,7 @@ MIN_REAL_SIZE = 30  # originals of 300+ lines taken from permissively licensed c
 REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
 STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
-ADVERSARIAL_MIN_EXACT_RATE = 0.65  # written against the newest rules, to break them: 70.9% when it landed
+ADVERSARIAL_MIN_EXACT_RATE = 0.70  # written against the newest rules, to break them: 78.0% when it landed
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -86,7 +86,8 @@ def test_expected_keeps_line_endings_bom_and_final_newline(name: str) -> None:
     assert ("\r\n" in case.expected) == ("\r\n" in case.original)
     assert case.expected.count("\n") == case.expected.count("\r\n") or "\r\n" not in case.original
     assert case.expected.startswith("\ufeff") == case.original.startswith("\ufeff")
-    assert case.expected.endswith("\n") == case.original.endswith("\n")
+    if case.original:  # into an empty file the snippet's own final newline carries over
+        assert case.expected.endswith("\n") == case.original.endswith("\n")
 
 
 def syntax_errors(text: str, language: str) -> int:
