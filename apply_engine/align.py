@@ -513,10 +513,18 @@ class Aligner:
     # 2. one level -------------------------------------------------------------------------
 
     def level(
-        self, o_items: list[Item], s_items: list[Item], reindent: Reindent, top: bool, open_end: bool = False
+        self,
+        o_items: list[Item],
+        s_items: list[Item],
+        reindent: Reindent,
+        top: bool,
+        open_end: bool = False,
+        tail_elided: bool = False,
     ) -> list[Op] | None:
         """`open_end`: the snippet ends inside this block (nothing but markers after it, and no
-        closer), so a block that elides anything keeps what it leaves out after its last item."""
+        closer), so a block that elides anything keeps what it leaves out after its last item;
+        `tail_elided`: a marker less indented than the block's header follows it, so it keeps
+        that in any case."""
         matches = self.match(o_items, s_items)
         if matches is None:
             return None
@@ -538,7 +546,7 @@ class Aligner:
         whole_file = self.rewrite and anchors[:1] == [(0, 0)]
         # the file keeps what the snippet leaves out at its ends; a block does at its end when the
         # snippet ends inside it and elides something in it, else it was shown whole, ends and all
-        keeps_tail = top or (open_end and any(has_marker(item) for item in s_items))
+        keeps_tail = top or tail_elided or (open_end and any(has_marker(item) for item in s_items))
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
             if sa < 0:
@@ -558,9 +566,14 @@ class Aligner:
             ops += gap
             if sb < len(s_items):
                 last = not s_items[sb].closer and all(item.marker for item in s_items[sb + 1 :])
-                pair = self.pair(
-                    o_items[ob], s_items[sb], sb > 0 and not s_items[sb - 1].marker, open_end and last
-                )
+                # its rest is elided by a marker right below it less indented than its header, or
+                # by one below its last line, the original's closer not shown
+                item, below = s_items[sb], s_items[sb + 1] if sb + 1 < len(s_items) else None
+                elided = below is not None and below.marker and self.depth(below) < self.depth(item)
+                open_block = o_items[ob].closer and not item.closer and item.nested
+                elided = elided or (open_block and (below is None or below.marker))
+                shown_spacing = sb > 0 and not s_items[sb - 1].marker
+                pair = self.pair(o_items[ob], s_items[sb], shown_spacing, open_end and last, elided)
                 if pair is None:
                     return None
                 ops += pair
@@ -1148,10 +1161,15 @@ class Aligner:
     # 3. one matched pair -----------------------------------------------------------------
 
     def pair(
-        self, o_item: Item, s_item: Item, shown_spacing: bool, open_end: bool = False
+        self,
+        o_item: Item,
+        s_item: Item,
+        shown_spacing: bool,
+        open_end: bool = False,
+        tail_elided: bool = False,
     ) -> list[Op] | None:
         """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count;
-        `open_end`: the snippet ends inside it (see `level`)."""
+        `open_end`, `tail_elided`: see `level`."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -1177,12 +1195,13 @@ class Aligner:
             header = Insert(s_item.header, s_item.header + 1, reindent)
         if s_item.closer and not has_marker(s_item) and self.is_function(s_item):
             return [*head, Insert(s_item.header, s_item.end, reindent)]  # a whole function, braces and all
-        if not s_item.children and not s_item.closer and o_item.children and self.opens_block(s_item):
+        opens = self.opens_block(s_item) or (same_header and tail_elided)  # `- name: Test`, a marker below
+        if not s_item.children and not s_item.closer and o_item.children and opens:
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:
             body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
             return None if body is None else head + body
-        inner = self.level(o_item.children, s_item.children, reindent, top=False, open_end=open_end)
+        inner = self.level(o_item.children, s_item.children, reindent, False, open_end, tail_elided)
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]

@@ -984,3 +984,41 @@ def test_a_comment_above_a_statement_is_not_silently_moved_away_from_it_or_dropp
     original: str, snippet: str
 ) -> None:
     assert ambiguous(original, snippet, language="python").status == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "language", "expected"),
+    [
+        (  # a loop shown down to a line, then a marker at column 0: the rest of the loop stays
+            "def main(client):\n    records = []\n    while True:\n        page = client.fetch()\n"
+            "        records.extend(page)\n        if not page:\n            break\n    return records\n",
+            "# ... existing code ...\n    while True:\n        try:\n            page = client.fetch()\n"
+            "        except OSError:\n            return None\n        records.extend(page)\n# ... existing code ...\n",
+            "python",
+            "def main(client):\n    records = []\n    while True:\n        try:\n            page = client.fetch()\n"
+            "        except OSError:\n            return None\n        records.extend(page)\n        if not page:\n"
+            "            break\n    return records\n",
+        ),
+        (  # a function shown from its header without its closing brace: its rest stays
+            "func create(w http.ResponseWriter) {\n\tin := read()\n\tuser := store(in)\n\twrite(w, user)\n}\n",
+            "func create(w http.ResponseWriter) {\n\tin := read()\n\tin.Email = lower(in.Email)\n"
+            "\tuser := store(in)\n// ... existing code ...\n",
+            "go",
+            "func create(w http.ResponseWriter) {\n\tin := read()\n\tin.Email = lower(in.Email)\n"
+            "\tuser := store(in)\n\twrite(w, user)\n}\n",
+        ),
+        (  # a list item's first line, then a marker at column 0: its other keys stay
+            "steps:\n  - name: Lint\n    run: ruff check .\n  - name: Test\n    run: pytest -q\n",
+            "# ... existing code ...\n  - name: Lint\n    run: ruff check .\n  - name: Types\n    run: mypy app\n"
+            "  - name: Test\n# ... existing code ...\n",
+            "yaml",
+            "steps:\n  - name: Lint\n    run: ruff check .\n  - name: Types\n    run: mypy app\n  - name: Test\n"
+            "    run: pytest -q\n",
+        ),
+    ],
+    ids=["python-loop", "go-no-closer", "yaml-list-item"],
+)
+def test_a_block_the_snippet_leaves_by_a_marker_keeps_its_rest(
+    original: str, snippet: str, language: str, expected: str
+) -> None:
+    assert merged(original, snippet, language=language) == expected
