@@ -318,10 +318,13 @@ class Side:
         return cached
 
     def key(self, item: Item) -> str:
-        """`toString () { ... }` is keyed as its header `toString () {`, the way its original is."""
+        """`toString () { ... }` is keyed as its header `toString () {`, the way its original is; an
+        import over several lines (`import {` ... `} from "x";`) by its first and last lines."""
         cached = self.keys.get(item.header)
         if cached is None:
             line = self.lines[item.header]
+            if item.end - item.header > 1 and line.lstrip().startswith("import") and " from " not in line:
+                line = f"{line} {self.lines[item.end - 1].strip()}"
             cached = self.keys[item.header] = signature_key(elided_body(line) or line)
         return cached
 

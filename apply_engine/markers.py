@@ -135,14 +135,17 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
     return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
 
 
-PATH = re.compile(
-    r"^(?:(?:file|filename|filepath|path)\s*:\s*)?[\w@~.-]*(?:/[\w@.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}$", re.I
+PATH = re.compile(  # `app/models.py`, `File: app.ts`, `utils/text.py — drop legacy_clean`
+    r"^(?:(?:file|filename|filepath|path)\s*:\s*)?[\w@~.-]*(?:/[\w@.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}"
+    r"(?:\s+[—–-]\s+.*)?$",
+    re.I,
 )
 
 
 def is_path_comment(
     line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True
 ) -> bool:
-    """A comment that only names a file: `// src/app.ts`, `# File: app/models.py`."""
+    """A comment that names a file, maybe with a note after a dash: `// src/app.ts`,
+    `# File: app/models.py`, `# utils/text.py — remove legacy_clean`."""
     body = comment_body(line, line_comments, block_comments)
     return body is not None and PATH.match(body) is not None and any(c.isalpha() for c in body)

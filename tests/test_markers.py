@@ -141,7 +141,10 @@ def test_a_body_elided_on_its_header_line_leaves_the_header(line: str, header: s
         ("# v1.2", False),
         ("// see docs/readme.md for details", False),
         ("# -*- coding: utf-8 -*-", False),
+        ("# utils/text.py — remove legacy_clean (no callers left)", True),
+        ("// api.ts - add a timeout", True),
+        ("# setup.py-like helpers", False),
     ],
 )
-def test_a_comment_naming_only_a_file(line: str, expected: bool) -> None:
+def test_a_comment_naming_a_file_maybe_with_a_note(line: str, expected: bool) -> None:
     assert is_path_comment(line) == expected

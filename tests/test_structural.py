@@ -1022,3 +1022,19 @@ def test_a_block_the_snippet_leaves_by_a_marker_keeps_its_rest(
     original: str, snippet: str, language: str, expected: str
 ) -> None:
     assert merged(original, snippet, language=language) == expected
+
+
+def test_an_import_rewritten_over_several_lines_is_an_edit_of_the_one_line_import() -> None:
+    original = 'import { describe, it } from "vitest";\n\nimport { a, b } from "../format";\n\ndescribe("a", () => {});\n'
+    snippet = 'import { describe, it } from "vitest";\n\nimport {\n  a,\n  b,\n  c,\n} from "../format";\n\n// ... existing code ...\n'
+    expected = original.replace(
+        'import { a, b } from "../format";', 'import {\n  a,\n  b,\n  c,\n} from "../format";'
+    )
+    assert merged(original, snippet, language="typescript") == expected
+
+
+def test_a_first_comment_naming_the_file_with_a_note_is_not_part_of_the_snippet() -> None:
+    snippet = "# shapes.py — print the square instead\n# ...\ndef main():\n    print(square_area(2))\n"
+    assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
+        "circle_area(1.0))", "square_area(2))"
+    )
