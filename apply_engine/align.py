@@ -881,11 +881,10 @@ class Aligner:
 
     def container(self, o_items: list[Item], s_items: list[Item]) -> Item | None:
         """The one original block, among `o_items` and their descendants, whose children match
-        most of the snippet items."""
+        the most snippet items."""
         shown = [item for item in s_items if not item.marker]
-        wanted_texts = {self.snippet.text(item) for item in shown}
-        wanted_keys = {self.snippet.key(item) for item in shown}
-        first_lines = {text.partition("\n")[0] for text in wanted_texts}  # a text starts with its first line
+        wanted = [(self.snippet.key(item), self.snippet.text(item)) for item in shown]
+        first_lines = {text.partition("\n")[0] for _, text in wanted}  # a text starts with its first line
         original = self.original
         best: list[Item] = []
         best_score = 0
@@ -897,11 +896,13 @@ class Aligner:
             ):
                 continue  # code goes in no comment (a Markdown heading is no comment)
             stack.extend(item.children)
-            score = sum(
-                original.key(child) in wanted_keys
-                or (original.normalized[child.start] in first_lines and original.text(child) in wanted_texts)
+            keys = {original.key(child) for child in item.children}
+            texts = {
+                original.text(child)
                 for child in item.children
-            )
+                if original.normalized[child.start] in first_lines
+            }
+            score = sum(key in keys or text in texts for key, text in wanted)  # snippet items, each once
             if score > best_score:
                 best, best_score = [item], score
             elif score == best_score and score:

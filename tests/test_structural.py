@@ -1038,3 +1038,14 @@ def test_a_first_comment_naming_the_file_with_a_note_is_not_part_of_the_snippet(
     assert merged(SHAPES, snippet, language="python") == SHAPES.replace(
         "circle_area(1.0))", "square_area(2))"
     )
+
+
+def test_a_block_holding_a_repeated_line_twice_does_not_outscore_one_holding_it_once() -> None:
+    check = "\tif err != nil {\n\t\treturn\n\t}\n"
+    original = (
+        f"func get() {{\n\tid, err := parse()\n{check}\tuser, err := load(id)\n{check}\tshow(user)\n}}\n\n"
+        f"func del() {{\n\tid, err := parse()\n{check}\tdrop(id)\n}}\n"
+    )
+    snippet = f"// ... existing code ...\n\tid, err := parseID()\n{check}// ... existing code ...\n"
+    # before: `get` won for holding the `if err` block twice, and the new line went in below the old
+    assert ambiguous(original, snippet, language="go").reasons[0].code == "several_candidates"
