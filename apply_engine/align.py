@@ -526,8 +526,8 @@ class Aligner:
     ) -> list[Op] | None:
         """`open_end`: the snippet ends inside this block (nothing but markers after it, and no
         closer), so a block that elides anything keeps what it leaves out after its last item;
-        `tail_elided`: a marker less indented than the block's header follows it, so it keeps
-        that in any case."""
+        `tail_elided`: a marker less indented than the block's header follows it (or one follows it
+        with its closer not shown), so it keeps that too when its last line shown is an original one."""
         matches = self.match(o_items, s_items)
         if matches is None:
             return None
@@ -549,7 +549,13 @@ class Aligner:
         whole_file = self.rewrite and anchors[:1] == [(0, 0)]
         # the file keeps what the snippet leaves out at its ends; a block does at its end when the
         # snippet ends inside it and elides something in it, else it was shown whole, ends and all
-        keeps_tail = top or tail_elided or (open_end and any(has_marker(item) for item in s_items))
+        # (a tail elided from outside stays only after an original line: a marker below new code
+        # that ends a rewritten body does not bring the old body back)
+        shown = [k for k, item in enumerate(s_items) if not item.marker]
+        after_anchor = bool(shown) and shown[-1] in matches
+        keeps_tail = (
+            top or (tail_elided and after_anchor) or (open_end and any(has_marker(item) for item in s_items))
+        )
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
             if sa < 0:
@@ -754,12 +760,12 @@ class Aligner:
         if removals:
             s_gap = [item for item in s_gap if not item.removal]
             return self.remove(o_gap, s_gap, removals, reindent, edge, base)
-        split = self.fragments(hoist_markers(s_gap), base, edge)
+        split = self.fragments(s_gap, base, edge)  # before hoisting: a fragment keeps its markers
         if split is None:
             return None
         items, fragments = split
         parts: list[list[Item]] = [[]]
-        for item in items:
+        for item in hoist_markers(items):
             if item.marker:
                 parts.append([])
             else:
@@ -795,7 +801,11 @@ class Aligner:
         ):
             return None
         inserted = [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
-        if self.twin(kept, inserted) or self.repeats_elided(inserted, kept):
+        if (
+            self.twin(kept, inserted)
+            or self.repeats_elided(inserted, kept)
+            or self.lands_on_key(after, kept, [*middle, *new_last])
+        ):
             return None
         slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
         ops = self.inserts(parts[0][:before], reindent)
@@ -910,6 +920,22 @@ class Aligner:
         if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         return best[0] if len(best) == 1 else None
+
+    def lands_on_key(self, after: int, kept: list[Item], landing: list[Item]) -> bool:
+        """New `key = value` lines after a marker that land at the end of an elided block holding
+        that key already (a TOML table's `dependencies` shown without its `[project]` header):
+        its edit, written where this level cannot pair it, would make the key appear twice."""
+        if after or not kept or not kept[-1].nested or not landing:
+            return False
+        keys = {self.original.key(child) for child in kept[-1].children}
+        for item in landing:
+            key = self.snippet.key(item)
+            if key in keys and key != self.snippet.normalized[item.header]:
+                self.fail(
+                    "several_candidates", f"{key!r} is a key of the elided block above it already", item
+                )
+                return True
+        return False
 
     def repeats_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
         """New comment lines that the elided original code holds word for word: original code

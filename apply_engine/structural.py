@@ -250,6 +250,10 @@ def plan_lines(
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
     )
+    if s_tree and not s_tree[0].marker and s_tree[0].lead < s_tree[0].start:
+        s_tree[0] = s_tree[0].under(
+            s_tree[0].start, s_tree[0].start
+        )  # blank lines opening a snippet say nothing
     snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     units = (snippet_unit, original.unit or snippet_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)

@@ -1049,3 +1049,50 @@ def test_a_block_holding_a_repeated_line_twice_does_not_outscore_one_holding_it_
     snippet = f"// ... existing code ...\n\tid, err := parseID()\n{check}// ... existing code ...\n"
     # before: `get` won for holding the `if err` block twice, and the new line went in below the old
     assert ambiguous(original, snippet, language="go").reasons[0].code == "several_candidates"
+
+
+def test_a_marker_at_the_end_of_a_fragments_block_keeps_the_rest_of_that_block() -> None:
+    original = (
+        "import sys\n\n\ndef main(args):\n    count = 0\n    for path in args.paths:\n        out = resize(path)\n"
+        "        count += 1\n        if args.verbose:\n            print(out)\n    return count\n"
+    )
+    snippet = (
+        "import sys\n\n# ... existing code ...\n    for path in args.paths:\n        if args.dry_run:\n"
+        "            continue\n        out = resize(path)\n        # ... existing code ...\n"
+    )
+    # before: the marker closing the loop body was lifted out of it, so the loop's rest was deleted
+    expected = original.replace(
+        "        out = resize", "        if args.dry_run:\n            continue\n        out = resize"
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
+    original = (
+        "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
+        "        resp = self.http.get(path)\n        resp.raise_for_status()\n        return resp.json()\n\n"
+        "    def current(self):\n        return self._get('/now')\n"
+    )
+    body = (
+        "        for attempt in range(RETRIES):\n            resp = self.http.get(path)\n            if resp.ok:\n"
+        '                return resp.json()\n        raise RuntimeError("gave up")\n'
+    )
+    snippet = (
+        "import time\n\nRETRIES = 3\n\n# ... existing code ...\n\n    def _get(self, path):\n        self.calls += 1\n"
+        f"{body}\n# ... existing code ...\n"
+    )
+    old = "        resp = self.http.get(path)\n        resp.raise_for_status()\n        return resp.json()\n"
+    # before: the old body stayed below the new one, the marker read as eliding the method's rest
+    assert merged(original, snippet, language="python") == original.replace(old, body)
+
+
+def test_blank_lines_left_where_prose_and_a_fence_opened_the_snippet_are_not_written() -> None:
+    snippet = "Here it is:\n\n```python\nimport sys\nimport math\n# ... existing code ...\n```\n"
+    assert merged(SHAPES, snippet, language="python") == "import sys\n" + SHAPES
+
+
+def test_a_key_shown_without_its_table_that_the_table_above_holds_is_ambiguous() -> None:
+    original = '[project]\nname = "x"\ndependencies = [\n    "click",\n]\n\n[tool.ruff]\nline-length = 100\n'
+    snippet = '# ... existing config ...\ndependencies = [\n    "click",\n    "httpx",\n]\n\n[tool.ruff]\n# ... existing config ...\n'
+    # before: a second `dependencies` key went in at the end of [project]: invalid TOML
+    assert ambiguous(original, snippet, language="toml").reasons[0].code == "several_candidates"
