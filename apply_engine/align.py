@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import pairwise, takewhile
 
-from apply_engine.indent import Reindent, leading
+from apply_engine.indent import Reindent, leading, levels
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
@@ -136,6 +136,7 @@ DECLARATION_WORDS = frozenset(
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
+SIGNATURE = re.compile(r"\w\s*\([^()]*\w[^()]*\)\s*(?:[\w<>\[\],.?]+\s*)*[{:]?\s*$")  # `f(int a) {`
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 CONTROL = frozenset(
     [
@@ -503,7 +504,12 @@ class Aligner:
 
     @staticmethod
     def header_of(side: Side, item: Item) -> str:
-        return "H" + side.normalized[item.header]
+        """A header line with its whole parameter list (`int total(Order o, int d) {`); any other
+        line (`app.use(`, `{`) is told apart from everything, so it never anchors by itself."""
+        line = side.normalized[item.header]
+        if SIGNATURE.search(line):
+            return "H" + line
+        return f"X{id(side)}:{item.header}"
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:
@@ -531,6 +537,8 @@ class Aligner:
         matches = self.match(o_items, s_items)
         if matches is None:
             return None
+        if not top:  # a line shown deeper than its match stands is a look-alike in some inner block
+            matches = {s: o for s, o in matches.items() if not self.deeper(s_items[s], o_items[o], reindent)}
         if top and not matches and not any(item.removal for item in s_items):
             return (
                 self.append(o_items, s_items)
@@ -618,6 +626,13 @@ class Aligner:
             return False
         self.fail("unexplained_deletion", f"{lines[0][:60]!r} is left out: deleted, or not copied?", o_gap[0])
         return True
+
+    def deeper(self, s_item: Item, o_item: Item, reindent: Reindent) -> bool:
+        """Whether the snippet shows the item at least one indent unit deeper than the original has
+        it, once the snippet's indentation is mapped onto the original's."""
+        mapped = leading(reindent.apply(self.snippet.lines[s_item.header]))
+        unit = self.original_unit
+        return levels(mapped, unit)[0] > levels(leading(self.original.lines[o_item.header]), unit)[0]
 
     def depth(self, item: Item) -> int:
         return len(leading(self.snippet.lines[item.header]))

@@ -1096,3 +1096,36 @@ def test_a_key_shown_without_its_table_that_the_table_above_holds_is_ambiguous()
     snippet = '# ... existing config ...\ndependencies = [\n    "click",\n    "httpx",\n]\n\n[tool.ruff]\n# ... existing config ...\n'
     # before: a second `dependencies` key went in at the end of [project]: invalid TOML
     assert ambiguous(original, snippet, language="toml").reasons[0].code == "several_candidates"
+
+
+def test_a_bare_call_opening_line_does_not_anchor_by_itself() -> None:
+    original = (
+        "export function createApp() {\n  const app = express();\n  app.use(helmet());\n  app.use(\n    cors({ origin: o }),\n"
+        "  );\n  app.use(express.json());\n\n  app.get('/health', health);\n\n  app.use('/api/auth', authRouter);\n  return app;\n}\n"
+    )
+    snippet = (
+        "export function createApp() {\n  // ... existing setup ...\n\n  app.get('/health', health);\n\n  app.use(\n"
+        "    '/api/auth',\n    rateLimit({ limit: 20 }),\n  );\n  app.use('/api/auth', authRouter);\n  // ... existing code ...\n}\n"
+    )
+    # before: the new `app.use(` anchored on the `app.use(` of cors, deleting the setup between
+    expected = original.replace(
+        "  app.use('/api/auth', authRouter);",
+        "  app.use(\n    '/api/auth',\n    rateLimit({ limit: 20 }),\n  );\n  app.use('/api/auth', authRouter);",
+    )
+    assert merged(original, snippet, language="typescript") == expected
+
+
+def test_a_line_shown_deeper_than_its_only_match_does_not_anchor_there() -> None:
+    original = (
+        "func run(ctx context.Context) (int, error) {\n\titems, err := fetch(ctx)\n\tif err != nil {\n\t\treturn 0, err\n\t}\n"
+        "\tfor _, it := range items {\n\t\terr := publish(it)\n\t\tif err != nil {\n\t\t\treturn 0, err\n\t\t}\n\t}\n\treturn len(items), nil\n}\n"
+    )
+    snippet = (
+        "func run(ctx context.Context) (int, error) {\n\t// ... existing code ...\n\t\terr := publish(it)\n\t\tif err != nil {\n"
+        "\t\t\tlog.Print(err)\n\t\t\tcontinue\n\t\t}\n\t// ... existing code ...\n}\n"
+    )
+    # before: `err := publish` anchored on `items, err := fetch` and the new `if` replaced fetch's check
+    result = merge(original, snippet, language="go")
+    assert result.status == "ambiguous" or result.merged == original.replace(
+        "\t\t\treturn 0, err\n\t\t}", "\t\t\tlog.Print(err)\n\t\t\tcontinue\n\t\t}"
+    )
