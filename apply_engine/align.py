@@ -136,7 +136,6 @@ DECLARATION_WORDS = frozenset(
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
-SIGNATURE = re.compile(r"\w\s*\([^()]*\w[^()]*\)\s*(?:[\w<>\[\],.?]+\s*)*[{:]?\s*$")  # `f(int a) {`
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 CONTROL = frozenset(
     [
@@ -440,17 +439,28 @@ class Aligner:
     def unique_pairs(
         self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
     ) -> list[tuple[int, int]]:
-        pairs = []
-        # the whole header line last: overloads share a key (`public int total`), not a signature
-        for measure in (self.snippet_text_of, self.snippet_key_of, self.header_of):
+        pairs: list[tuple[int, int]] = []
+        shared: list[int] = []  # original items whose key others share
+        for measure in (self.snippet_text_of, self.snippet_key_of):
             o_groups = self.group(o_items, o_range, measure, self.original)
-            s_groups = self.group(s_items, s_range, measure, self.snippet)
-            taken = {s for s, _ in pairs}
-            for value, s_list in s_groups.items():
-                o_list = o_groups.get(value, [])
-                if len(s_list) == 1 and len(o_list) == 1 and s_list[0] not in taken:
-                    pairs.append((s_list[0], o_list[0]))
+            self.pair_unique(pairs, o_groups, self.group(s_items, s_range, measure, self.snippet))
+            if measure == self.snippet_key_of:
+                shared = [k for group in o_groups.values() if len(group) > 1 for k in group]
+        if shared:  # overloads share a key (`public int total`), not their whole header line
+            o_groups = self.group(o_items, shared, self.header_of, self.original)
+            self.pair_unique(pairs, o_groups, self.group(s_items, s_range, self.header_of, self.snippet))
         return pairs
+
+    @staticmethod
+    def pair_unique(
+        pairs: list[tuple[int, int]], o_groups: dict[str, list[int]], s_groups: dict[str, list[int]]
+    ) -> None:
+        """Adds the pairs of items alone in their group on both sides, each snippet item once."""
+        taken = {s for s, _ in pairs}
+        for value, s_list in s_groups.items():
+            o_list = o_groups.get(value, [])
+            if len(s_list) == 1 and len(o_list) == 1 and s_list[0] not in taken:
+                pairs.append((s_list[0], o_list[0]))
 
     def local_pairs(
         self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range
@@ -494,7 +504,7 @@ class Aligner:
 
     @staticmethod
     def group(
-        items: list[Item], span: range, measure: Callable[[Side, Item], str], side: Side
+        items: list[Item], span: Sequence[int], measure: Callable[[Side, Item], str], side: Side
     ) -> dict[str, list[int]]:
         groups: dict[str, list[int]] = defaultdict(list)
         for k in span:
@@ -507,7 +517,9 @@ class Aligner:
         """A header line with its whole parameter list (`int total(Order o, int d) {`); any other
         line (`app.use(`, `{`) is told apart from everything, so it never anchors by itself."""
         line = side.normalized[item.header]
-        if SIGNATURE.search(line):
+        text = line.rstrip("{: ")  # `int total(Order o, int d) {`, `def f(x):`
+        paren = text.find("(")
+        if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
             return "H" + line
         return f"X{id(side)}:{item.header}"
 
