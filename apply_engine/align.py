@@ -504,24 +504,26 @@ class Aligner:
 
     @staticmethod
     def group(
-        items: list[Item], span: Sequence[int], measure: Callable[[Side, Item], str], side: Side
+        items: list[Item], span: Sequence[int], measure: Callable[[Side, Item], str | None], side: Side
     ) -> dict[str, list[int]]:
+        """Items by a measure of them; one the measure says nothing of (None) is in no group."""
         groups: dict[str, list[int]] = defaultdict(list)
         for k in span:
-            if not items[k].marker:
-                groups[measure(side, items[k])].append(k)
+            value = None if items[k].marker else measure(side, items[k])
+            if value is not None:
+                groups[value].append(k)
         return groups
 
     @staticmethod
-    def header_of(side: Side, item: Item) -> str:
-        """A header line with its whole parameter list (`int total(Order o, int d) {`); any other
-        line (`app.use(`, `{`) is told apart from everything, so it never anchors by itself."""
+    def header_of(side: Side, item: Item) -> str | None:
+        """A header line with its whole parameter list (`int total(Order o, int d) {`); None for any
+        other line (`app.use(`, `{`), which is no anchor by itself."""
         line = side.normalized[item.header]
         text = line.rstrip("{: ")  # `int total(Order o, int d) {`, `def f(x):`
         paren = text.find("(")
         if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
-            return "H" + line
-        return f"X{id(side)}:{item.header}"
+            return line
+        return None
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:
@@ -571,10 +573,11 @@ class Aligner:
         # snippet ends inside it and elides something in it, else it was shown whole, ends and all
         # (a tail elided from outside stays only after an original line: a marker below new code
         # that ends a rewritten body does not bring the old body back)
-        shown = [k for k, item in enumerate(s_items) if not item.marker]
-        after_anchor = bool(shown) and shown[-1] in matches
+        last_shown = next((k for k in range(len(s_items) - 1, -1, -1) if not s_items[k].marker), None)
         keeps_tail = (
-            top or (tail_elided and after_anchor) or (open_end and any(has_marker(item) for item in s_items))
+            top
+            or (tail_elided and last_shown in matches)
+            or (open_end and any(has_marker(item) for item in s_items))
         )
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
@@ -642,9 +645,12 @@ class Aligner:
     def deeper(self, s_item: Item, o_item: Item, reindent: Reindent) -> bool:
         """Whether the snippet shows the item at least one indent unit deeper than the original has
         it, once the snippet's indentation is mapped onto the original's."""
+        s_ws, o_ws = leading(self.snippet.lines[s_item.header]), leading(self.original.lines[o_item.header])
+        if reindent.identity and len(s_ws) <= len(o_ws):
+            return False  # the common case: no deeper as written
         mapped = leading(reindent.apply(self.snippet.lines[s_item.header]))
         unit = self.original_unit
-        return levels(mapped, unit)[0] > levels(leading(self.original.lines[o_item.header]), unit)[0]
+        return levels(mapped, unit)[0] > levels(o_ws, unit)[0]
 
     def depth(self, item: Item) -> int:
         return len(leading(self.snippet.lines[item.header]))

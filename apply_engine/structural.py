@@ -389,14 +389,9 @@ def still_commented(
     """A new line written right next to a copy of itself commented out (`ports:` written,
     `# ports:` kept below it): the snippet uncommented lines the alignment did not place over
     the comments. A commented-out line elsewhere in the file proves nothing."""
-    if not any(
-        len(line) >= MIN_UNCOMMENTED and line in source.raw
-        for line in (edit.lines[k].strip() for k in inserted)
-    ):
-        return None  # the common case: no new line is in the original at all
-    commented = commented_out(source.raw, language)
-    if not any(normalize(edit.lines[k]) in commented for k in inserted):
-        return None
+    commented = commented_out(source.raw, language)  # one regex pass, cached per original
+    if not commented or not any(normalize(edit.lines[k]) in commented for k in inserted):
+        return None  # the common case
     copies = [n for n, op in enumerate(ops) if isinstance(op, Copy) and op.start < op.end]
     for n, op in enumerate(ops):
         if isinstance(op, Copy) or not any(
