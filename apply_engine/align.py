@@ -588,7 +588,7 @@ class Aligner:
             elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
             if sb < len(s_items) and self.new_above_comment(
-                s_items[sa + 1 : sb + 1], o_items[oa + 1 : ob + 1]
+                s_items[sa + 1 : sb + 1], o_items[max(oa + 1, ob - 1) : ob + 1]
             ):
                 return None
             spacing = Copy(o_items[ob].lead, o_items[ob].start) if ob < len(o_items) else None
@@ -872,6 +872,8 @@ class Aligner:
     def keep(self, kept: list[Item], fragments: list[Fragment], reindent: Reindent) -> list[Op] | None:
         """Copies the elided original items `kept`, each fragment aligned inside the one block
         among them that holds it, in order."""
+        if not fragments:
+            return [Copy(item.lead, item.end) for item in kept]
         placed: list[tuple[Item, list[Op]]] = []
         for fragment in fragments:
             shown = [item for item in fragment.items if not item.marker]
