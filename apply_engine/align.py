@@ -851,7 +851,17 @@ class Aligner:
         placed = self.keep(kept[slot:], fragments, reindent)
         if placed is None:
             return None
-        ops += self.inserts(new_first, reindent) + placed
+        ops += self.inserts(new_first, reindent)
+        if (
+            new_first
+            and kept
+            and not (slot or head or before)
+            and edge == "lead"
+            and kept[0].lead == kept[0].start
+        ):
+            # new code above the file's first line: the blank lines the snippet shows below it
+            ops += self.blank_lines_below(new_first[-1], s_gap, reindent)
+        ops += placed
         after_kept = [*middle, *new_last]
         first = after_kept[0] if kept and after_kept else None
         at_anchor = spacing is not None and not tail and not after
@@ -1222,6 +1232,13 @@ class Aligner:
 
     def inserts(self, items: list[Item], reindent: Reindent) -> list[Op]:
         return [Insert(item.lead, item.end, reindent) for item in items]
+
+    def blank_lines_below(self, item: Item, s_items: list[Item], reindent: Reindent) -> list[Op]:
+        """The blank lines the snippet shows between `item` and a marker right below it."""
+        k = s_items.index(item) + 1
+        if k < len(s_items) and s_items[k].marker and s_items[k].lead < s_items[k].start:
+            return [Insert(s_items[k].lead, s_items[k].start, reindent)]
+        return []
 
     # 3. one matched pair -----------------------------------------------------------------
 

@@ -30,13 +30,14 @@ from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_p
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     CONTINUATION,
+    INI_SECTION,
     MARKDOWN_HEADING,
     PURE_CLOSER,
     Item,
     markdown_columns,
     outline,
     string_columns,
-    toml_columns,
+    table_columns,
 )
 
 BOM = "\ufeff"
@@ -236,7 +237,9 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
     found = string_columns(lines, columns(lines, text), language)
     if language == "markdown":
         return markdown_columns(lines, found)
-    return toml_columns(lines, found) if language == "toml" else found
+    if language == "toml":
+        return table_columns(lines, found)
+    return table_columns(lines, found, INI_SECTION) if language == "text" else found
 
 
 def plan_lines(

@@ -114,15 +114,16 @@ def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
 
 
 TOML_TABLE = re.compile(r"^\s*\[")
+INI_SECTION = re.compile(r"^\[[^\[\]]+\]\s*([#;].*)?$")  # `[section]` of an INI, .cfg or .conf file
 TOML_CONTENT = 4  # virtual indent of key lines under a [table] header
 
 
-def toml_columns(lines: list[str], columns: list[int]) -> list[int]:
-    """Virtual indentation that nests TOML keys under their [table] headers."""
+def table_columns(lines: list[str], columns: list[int], table: re.Pattern[str] = TOML_TABLE) -> list[int]:
+    """Virtual indentation that nests keys under their [table] (TOML) or [section] (INI) headers."""
     virtual = []
     in_table = False
     for line, col in zip(lines, columns, strict=True):
-        if col >= 0 and TOML_TABLE.match(line) and col == 0:
+        if col >= 0 and table.match(line) and col == 0:
             in_table = True
             virtual.append(0)
         else:

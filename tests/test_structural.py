@@ -406,6 +406,18 @@ def test_an_import_shown_above_a_marker_goes_below_the_docstring_and_imports() -
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_first_import_above_a_marker_keeps_the_blank_line_shown_below_it() -> None:
+    original = "export class ApiError extends Error {}\n\nexport function get(path: string) {\n  return fetch(path);\n}\n"
+    snippet = (
+        'import { token } from "./auth";\n\n// ... existing code ...\n\n'
+        "export function get(path: string) {\n  return fetch(path, { headers: { token: token() } });\n}\n"
+    )
+    expected = 'import { token } from "./auth";\n\n' + original.replace(
+        "fetch(path)", "fetch(path, { headers: { token: token() } })"
+    )
+    assert merged(original, snippet, language="typescript") == expected
+
+
 def test_a_triple_quoted_string_opened_with_a_line_continuation_stays_one_string() -> None:
     original = (
         'TEMPLATE = """\\\nimport sys\nsys.exit(main())\n"""\n\n\n'
@@ -466,6 +478,20 @@ def test_a_toml_marker_at_column_zero_after_a_table_elides_the_tables_after_it_t
     )
     snippet = "[features]\n# ... existing code ...\n\n[profile.release]\nlto = true\nstrip = true\n"
     assert merged(original, snippet, language="toml") == original + "strip = true\n"
+
+
+def test_an_ini_section_whose_body_is_elided_keeps_its_body_when_a_section_follows() -> None:
+    original = (
+        "[tox]\nenvlist = py311, type\n\n[testenv:type]\ndescription = run mypy\ndeps =\n    mypy\n"
+        "commands =\n    mypy src\n\n[flake8]\nmax-line-length = 100\n"
+    )
+    snippet = (
+        "[testenv:type]\n# ... unchanged ...\n\n[testenv:docs]\ndescription = build the docs\n"
+        "commands =\n    sphinx-build docs html\n\n# ... existing sections ...\n"
+    )
+    new_section = "[testenv:docs]\ndescription = build the docs\ncommands =\n    sphinx-build docs html\n\n"
+    expected = original.replace("[flake8]", new_section + "[flake8]")
+    assert merged(original, snippet, path="tox.ini") == expected
 
 
 def test_a_new_shebang_replaces_the_old_one() -> None:
