@@ -1256,7 +1256,9 @@ class Aligner:
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
             head = [Insert(s_item.lead, s_item.start, reindent)]
-        if self.original.text(o_item) == self.snippet.text(s_item) or self.shows_only_prefix(s_item, o_item):
+        if self.original.text(o_item) == self.snippet.text(s_item):
+            return [*head, *self.same(o_item, s_item, reindent)]
+        if self.shows_only_prefix(s_item, o_item):
             return [*head, Copy(o_item.start, o_item.end)]
         if not shown_spacing and self.part_of_prefix_changed(s_item, o_item):
             return None
@@ -1287,6 +1289,23 @@ class Aligner:
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def same(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
+        """An item shown as it stands but for spacing: the original's lines, except those whose inner
+        spaces the snippet changed (gofmt re-aligning a struct's fields after one is added). A tab
+        inside an original line is kept: assistants write spaces for it."""
+        o_lines = self.original.lines[o_item.start : o_item.end]
+        s_lines = self.snippet.lines[s_item.start : s_item.end]
+        if len(o_lines) != len(s_lines) or o_lines == s_lines:
+            return [Copy(o_item.start, o_item.end)]
+        ops: list[Op] = []
+        for k, (o_line, s_line) in enumerate(zip(o_lines, s_lines, strict=True)):
+            o_text = o_line.strip()
+            if o_text == s_line.strip() or "\t" in o_text:
+                ops.append(Copy(o_item.start + k, o_item.start + k + 1))
+            else:
+                ops.append(Insert(s_item.start + k, s_item.start + k + 1, reindent))
+        return ops
 
     def kept_body(self, o_item: Item, s_item: Item) -> Op | None:
         """`def f(x): ...`, `count(): number { /* ... */ }`: the original's header and body, when

@@ -1155,3 +1155,20 @@ def test_a_line_shown_deeper_than_its_only_match_does_not_anchor_there() -> None
     assert result.status == "ambiguous" or result.merged == original.replace(
         "\t\t\treturn 0, err\n\t\t}", "\t\t\tlog.Print(err)\n\t\t\tcontinue\n\t\t}"
     )
+
+
+def test_struct_fields_re_aligned_by_the_snippet_take_its_spacing_but_not_for_a_tab() -> None:
+    original = (
+        "package config\n\ntype Config struct {\n\tAddr     string\n\tLogLevel string\n}\n\n"
+        "const (\n\tA\t= 1\n\tB\t= 2\n\tC\t= 4\n)\n"
+    )
+    snippet = (
+        "type Config struct {\n\tAddr            string\n\tShutdownTimeout int\n\tLogLevel        string\n}\n\n"
+        "const (\n\tA = 1\n\tB = 3\n\t// ...\n)\n"
+    )
+    expected = original.replace(
+        "\tAddr     string\n\tLogLevel string\n",
+        "\tAddr            string\n\tShutdownTimeout int\n\tLogLevel        string\n",
+    ).replace("\tB\t= 2", "\tB = 3")
+    # before: the original's alignment was copied around the new field; `A\t= 1` keeps its tab
+    assert merged(original, snippet, language="go") == expected
