@@ -258,7 +258,10 @@ def plan_lines(
             s_tree[0].start, s_tree[0].start
         )  # blank lines opening a snippet say nothing
     snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
-    units = (snippet_unit, original.unit or snippet_unit)
+    original_unit = original.unit or snippet_unit
+    if language == "text" and original_unit != "\t":
+        original_unit = snippet_unit  # a Dockerfile's continuation lines: as shown; a Makefile's tabs stay
+    units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     aligner = Aligner(original.side, Side(edit.lines), units, rewrite, prose=language == "markdown")
     attempts = [at_top, inside_container]

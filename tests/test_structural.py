@@ -1172,3 +1172,20 @@ def test_struct_fields_re_aligned_by_the_snippet_take_its_spacing_but_not_for_a_
     ).replace("\tB\t= 2", "\tB = 3")
     # before: the original's alignment was copied around the new field; `A\t= 1` keeps its tab
     assert merged(original, snippet, language="go") == expected
+
+
+def test_a_text_file_takes_new_lines_as_indented_but_a_makefile_recipe_keeps_its_tab() -> None:
+    dockerfile = 'FROM node:20\nRUN apk add curl \\\n    && npm ci\nUSER node\nCMD ["node", "server.js"]\n'
+    snippet = (
+        "# ... existing code ...\nUSER node\nHEALTHCHECK --interval=30s \\\n  CMD wget -qO- http://127.0.0.1/ || exit 1\n"
+        'CMD ["node", "server.js"]\n'
+    )
+    expected = dockerfile.replace(
+        "USER node\n",
+        "USER node\nHEALTHCHECK --interval=30s \\\n  CMD wget -qO- http://127.0.0.1/ || exit 1\n",
+    )
+    # before: the continuation line was re-indented to the 4 spaces of the file's other one
+    assert merged(dockerfile, snippet, path="Dockerfile") == expected
+    makefile = "build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n"
+    snippet = "# ... existing targets ...\n\nlint:\n    golangci-lint run\n"
+    assert merged(makefile, snippet, path="Makefile") == makefile + "\nlint:\n\tgolangci-lint run\n"
