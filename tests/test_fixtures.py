@@ -40,6 +40,7 @@ EVERYDAY_MIN_EXACT_RATE = 0.75  # three blind sets of everyday edits: 72.9% blin
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
 LEADING_ELLIPSIS = re.compile(r"^[\[(]?\s*(\.\.\.|…)")  # "...", "[... rest unchanged ...]"
+SPREAD = re.compile(r"^\.\.\.([\w$][\w$.]*|\(.*\))\s*,?$")  # JavaScript's `...headers,`, `...(a ? b : {}),`
 
 
 @cache
@@ -52,6 +53,8 @@ def is_marker(line: str) -> bool:
     """A comment that mentions elision, or a line that starts with an ellipsis."""
     body = COMMENT_DELIMITERS.sub("", line).strip()
     is_comment = COMMENT_DELIMITERS.search(line) is not None
+    if not is_comment and SPREAD.match(body):
+        return False
     return bool(LEADING_ELLIPSIS.match(body)) or (is_comment and bool(MARKER_WORDS.search(body)))
 
 
@@ -155,6 +158,7 @@ def test_marker_lines_are_recognised() -> None:
         snippet=(
             "# ... existing code ...\n# ... a comment the file really has ...\ny = 2\n# keep existing\n"
             "...\n[... rest of README unchanged ...]\n{/* ... */}\n<!-- ... -->\nz = '...'\n"
+            "...headers,\n...(token ? { auth: token } : {}),\n...rest of the file\n"
         ),
         expected=None,
     )
@@ -165,6 +169,7 @@ def test_marker_lines_are_recognised() -> None:
         "[... rest of README unchanged ...]",
         "{/* ... */}",
         "<!-- ... -->",
+        "...rest of the file",
     }
 
 
