@@ -40,6 +40,9 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+IMPORT_WORDS = frozenset(
+    {"import", "from", "as", "use", "using", "include", "require", "const", "let", "var"}
+)
 REMOVAL_NOISE = frozenset(
     [
         "remove",
@@ -1222,13 +1225,37 @@ class Aligner:
     def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
         deleted = self.original.nonblank(o_gap)
         inserted = self.snippet.nonblank(new)
-        if deleted > MAX_SILENT_DELETION and deleted > DELETION_RATIO * inserted:
+        if (
+            deleted > MAX_SILENT_DELETION
+            and deleted > DELETION_RATIO * inserted
+            and not self.drops_its_import(o_gap)
+        ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
                 "unexplained_deletion", f"{deleted} original lines from {line!r} would be deleted", None
             )
             return None
         return ops
+
+    def drops_its_import(self, o_gap: list[Item]) -> bool:
+        """Deleted code whose own import the snippet deletes too, showing the lines around that
+        import (`import warnings` gone with the only function that warned): the deletion is meant."""
+        lines, shown = self.original.normalized, set(self.snippet.normalized)
+        lo, hi = o_gap[0].start, o_gap[-1].end
+        deleted = "\n".join(lines[lo:hi])
+        code = [k for k, line in enumerate(lines) if line and not lo <= k < hi]
+        for n, k in enumerate(code):
+            if lines[k] in shown or not IMPORT_LINE.match(lines[k]):
+                continue
+            around = [lines[j] for j in code[max(n - 1, 0) : n + 2] if j != k]
+            if not all(line in shown for line in around):
+                continue  # elided with its neighbours, not shown deleted
+            rest = "\n".join(lines[j] for j in code if j != k)
+            for name in set(NAME.findall(lines[k])) - IMPORT_WORDS:
+                used = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+                if used.search(deleted) and not used.search(rest):
+                    return True
+        return False
 
     def inserts(self, items: list[Item], reindent: Reindent) -> list[Op]:
         return [Insert(item.lead, item.end, reindent) for item in items]

@@ -1189,3 +1189,20 @@ def test_a_text_file_takes_new_lines_as_indented_but_a_makefile_recipe_keeps_its
     makefile = "build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n"
     snippet = "# ... existing targets ...\n\nlint:\n    golangci-lint run\n"
     assert merged(makefile, snippet, path="Makefile") == makefile + "\nlint:\n\tgolangci-lint run\n"
+
+
+HELPERS = (
+    "import re\nimport warnings\n\n\ndef slug(value):\n    return re.sub(r'\\W+', '-', value)\n\n\n"
+    "def legacy_slug(value):\n    warnings.warn('use slug', DeprecationWarning)\n    value = value.lower()\n"
+    "    value = value.strip()\n    value = value.replace(' ', '-')\n    value = value.replace('_', '-')\n"
+    "    value = value.replace('.', '-')\n    value = value.replace('/', '-')\n    return value\n\n\n"
+    "def title(value):\n    return value.title()\n"
+)
+
+
+def test_a_function_deleted_with_the_import_only_it_used_is_a_meant_deletion() -> None:
+    snippet = "import re\n\n\ndef slug(value):\n    return re.sub(r'\\W+', '-', value)\n\n\ndef title(value):\n    return value.title()\n"
+    assert merged(HELPERS, snippet, language="python") == snippet
+    # the import kept: the function may have been left out by mistake, not deleted
+    kept = "import re\nimport warnings\n\n\ndef slug(value):\n    return re.sub(r'\\W+', '-', value).strip('-')\n\n\ndef title(value):\n    return value.title()\n"
+    assert ambiguous(HELPERS, kept, language="python").reasons[0].code == "unexplained_deletion"
