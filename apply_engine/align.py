@@ -40,6 +40,8 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+CALLBACK_ARGUMENT = re.compile(r"\s*(async\s+)?(\([^()]*\)\s*=>|function\b)")
+BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
     {"import", "from", "as", "use", "using", "include", "require", "const", "let", "var"}
 )
@@ -267,6 +269,8 @@ def call_key(text: str) -> str | None:
     paren = text.find("(")
     while paren >= 0:
         if paren and names_call(text, paren):
+            if CALLBACK_ARGUMENT.match(text, paren + 1):
+                return None  # `useEffect(() => {`, `beforeEach(function () {`: no name but the callee's
             argument = STRING_ARGUMENT.match(text, paren + 1)
             quoted = argument.group(1) if argument else None
             return text[:paren] + ("(" + quoted if quoted else "")
@@ -437,7 +441,23 @@ class Aligner:
             if sb - sa < 2 or ob - oa < 2 or all(s_items[s].marker for s in range(sa + 1, sb)):
                 continue
             found.update(self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob)))
+        for s, o in found.items():
+            after_anchor = found.get(s - 1, -1) == o - 1  # the original's next item after one shown
+            if not after_anchor and self.unlike_callback(s_items[s], o_items[o]):
+                return None
         return dict(longest_increasing(list(found.items())))
+
+    def unlike_callback(self, s_item: Item, o_item: Item) -> bool:
+        """A block that only calls a function on a callback without parameters (`useEffect(() => {`,
+        `beforeEach(function () {`) has no name of its own: matched to the original's by that call
+        with another body, below a marker, it may edit it or be a new one (the reason is recorded)."""
+        line = self.snippet.normalized[s_item.header]
+        if not BARE_CALLBACK.search(line) or not s_item.children:
+            return False
+        if self.snippet.text(s_item) == self.original.text(o_item) or self.same_signature(s_item, o_item):
+            return False
+        self.unsure(s_item)
+        return True
 
     def unique_pairs(
         self, o_items: list[Item], s_items: list[Item], s_range: range, o_range: range

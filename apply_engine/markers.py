@@ -104,7 +104,13 @@ def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool
     return None
 
 
-CODE_NOUN = re.compile(rf"(?:{CODE_NOUNS})", re.I)
+# nouns that name code between ellipses only (`... imports and types ...`): as a comment of their
+# own, "other options" is as likely a real comment
+ELIDED_NOUNS = (
+    r"types?|interfaces|hooks|state|effects|constants|variables|utils|models|schemas|views|columns"
+    r"|options|flags|params|parameters|services|stages|targets|setup|declarations|specs|assertions"
+)
+CODE_NOUN = re.compile(rf"(?:{CODE_NOUNS}|{ELIDED_NOUNS})", re.I)
 NOUN_FILLERS = frozenset({"all", "and", "the", "more", "other", "etc"})
 MAX_NOUN_WORDS = 3
 

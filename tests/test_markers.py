@@ -45,6 +45,8 @@ MARKERS = [
     ("go", "\t// ...other routes..."),
     ("java", "    // ... fields and methods ..."),
     ("go", "// … snip …"),
+    ("tsx", "// ... imports and types ..."),
+    ("python", "# ... constants and models ..."),
 ]
 
 NOT_MARKERS = [
@@ -62,6 +64,8 @@ NOT_MARKERS = [
     ("html", "<!-- navigation -->"),
     ("markdown", "Some text that trails off..."),
     ("python", "# ... loading data ..."),
+    ("python", "# other options"),
+    ("python", "# Types"),
 ]
 
 

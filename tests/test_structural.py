@@ -1206,3 +1206,44 @@ def test_a_function_deleted_with_the_import_only_it_used_is_a_meant_deletion() -
     # the import kept: the function may have been left out by mistake, not deleted
     kept = "import re\nimport warnings\n\n\ndef slug(value):\n    return re.sub(r'\\W+', '-', value).strip('-')\n\n\ndef title(value):\n    return value.title()\n"
     assert ambiguous(HELPERS, kept, language="python").reasons[0].code == "unexplained_deletion"
+
+
+EFFECTS = (
+    "export function Bell({ userId }: Props) {\n  const [open, setOpen] = useState(false);\n\n"
+    "  useEffect(() => {\n    const timer = setInterval(() => poll(userId), 30000);\n"
+    "    return () => clearInterval(timer);\n  }, [userId]);\n\n"
+    "  const unread = count(userId);\n  return <span>{unread}</span>;\n}\n"
+)
+
+
+def test_a_parameterless_callback_block_below_a_marker_with_another_body_is_unsure() -> None:
+    snippet = (
+        "export function Bell({ userId }: Props) {\n  // ... existing state and polling effect ...\n\n"
+        "  useEffect(() => {\n    if (!open) return;\n    window.addEventListener('keydown', close);\n"
+        "  }, [open]);\n\n  const unread = count(userId);\n  // ... rest of component ...\n}\n"
+    )
+    # before: paired with the polling effect by the call's name, so the new effect replaced it
+    assert ambiguous(EFFECTS, snippet, language="tsx").reasons[0].code == "edit_or_insertion"
+    below_anchor = (
+        "export function Bell({ userId }: Props) {\n  const [open, setOpen] = useState(false);\n\n"
+        "  useEffect(() => {\n    const timer = setInterval(() => poll(userId), 60000);\n"
+        "    return () => clearInterval(timer);\n  }, [userId]);\n\n  // ... rest of component ...\n}\n"
+    )
+    assert merged(EFFECTS, below_anchor, language="tsx") == EFFECTS.replace("30000", "60000")
+
+
+def test_a_callback_block_with_parameters_is_keyed_by_its_whole_header() -> None:
+    original = (
+        "app.use(express.json());\napp.use(logger);\n\napp.get('/', (req, res) => res.send('ok'));\n\n"
+        "app.use((err, req, res, next) => {\n  res.status(500).end();\n});\n\napp.listen(3000);\n"
+    )
+    snippet = (
+        "// ... existing routes ...\n\napp.use((err, req, res, next) => {\n  console.error(err);\n"
+        "  res.status(err.status || 500).json({ error: err.message });\n});\n\n// ... existing code ...\n"
+    )
+    expected = original.replace(
+        "  res.status(500).end();\n",
+        "  console.error(err);\n  res.status(err.status || 500).json({ error: err.message });\n",
+    )
+    # before: keyed `app.use` like the two other calls, so nothing anchored it
+    assert merged(original, snippet, language="javascript") == expected
