@@ -986,8 +986,28 @@ class Aligner:
             elif score == best_score and score:
                 best.append(item)
         if len(best) > 1:
+            best = self.most_shown(best, shown)
+        if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         return best[0] if len(best) == 1 else None
+
+    def most_shown(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
+        """Of blocks tied on the snippet's items (two CI jobs' `steps:`), the one that holds twice
+        as many of the snippet's lines as any other, and 3 more; all of them when none does, or
+        when one holds another."""
+        spans = sorted((item.start, item.end) for item in candidates)
+        if any(end > start for (_, end), (start, _) in pairwise(spans)):
+            return candidates
+        lines = {line for item in shown for line in self.snippet.normalized[item.start : item.end] if line}
+        counts = sorted(
+            (
+                (len(lines.intersection(self.original.normalized[item.start : item.end])), k)
+                for k, item in enumerate(candidates)
+            ),
+            reverse=True,
+        )
+        (first, k), (second, _) = counts[:2]
+        return [candidates[k]] if first >= 2 * second and first >= second + 3 else candidates
 
     def lands_on_key(self, after: int, kept: list[Item], landing: list[Item]) -> bool:
         """New `key = value` lines after a marker that land at the end of an elided block holding

@@ -1247,3 +1247,45 @@ def test_a_callback_block_with_parameters_is_keyed_by_its_whole_header() -> None
     )
     # before: keyed `app.use` like the two other calls, so nothing anchored it
     assert merged(original, snippet, language="javascript") == expected
+
+
+WORKFLOW = """jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Set up Python
+        uses: actions/setup-python@v5
+        with:
+          python-version: ${{ matrix.python }}
+      - name: Install
+        run: pip install -e ".[dev]"
+      - name: Run tests
+        run: pytest -q
+
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+      - name: Build
+        run: python -m build
+"""
+
+
+def test_an_indented_snippet_goes_in_the_block_that_holds_twice_as_many_of_its_lines() -> None:
+    snippet = (
+        "    steps:\n      - uses: actions/checkout@v4\n      - name: Set up Python\n"
+        "        uses: actions/setup-python@v5\n        with:\n          python-version: ${{ matrix.python }}\n"
+        '          cache: pip\n      - name: Install\n        run: pip install -e ".[dev]"\n'
+        "      - name: Lint\n        run: ruff check .\n      - name: Run tests\n        # ... unchanged ...\n"
+    )
+    expected = WORKFLOW.replace(
+        "${{ matrix.python }}\n", "${{ matrix.python }}\n          cache: pip\n"
+    ).replace('[dev]"\n', '[dev]"\n      - name: Lint\n        run: ruff check .\n')
+    # before: both jobs have `steps:`, so "2 places match"
+    assert merged(WORKFLOW, snippet, language="yaml") == expected
+    shared_only = (
+        "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/cache@v4\n      # ...\n"
+    )
+    assert ambiguous(WORKFLOW, shared_only, language="yaml").reasons[0].code == "several_candidates"
