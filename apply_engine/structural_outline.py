@@ -16,6 +16,7 @@ from itertools import accumulate
 CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
 )
+ENDS_ELEMENT = re.compile(r",\s*$")
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
@@ -199,8 +200,10 @@ class Outliner:
         closer = False
         while j < hi and self.columns[j] == base and j not in self.markers:
             text = self.lines[j].strip()
-            if not CONTINUATION.match(text):
-                break
+            if not CONTINUATION.match(text) or (
+                text[0] == "{" and ENDS_ELEMENT.search(self.lines[self.last_shown[j]])
+            ):
+                break  # `{` after `},` opens the next element, not the block of `if (x)`
             if PURE_CLOSER.match(text):
                 closer = True
                 j += 1

@@ -1289,3 +1289,18 @@ def test_an_indented_snippet_goes_in_the_block_that_holds_twice_as_many_of_its_l
         "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/cache@v4\n      # ...\n"
     )
     assert ambiguous(WORKFLOW, shared_only, language="yaml").reasons[0].code == "several_candidates"
+
+
+def test_one_line_elements_opening_with_a_brace_are_siblings_not_continuations() -> None:
+    original = (
+        "func TestParse(t *testing.T) {\n\ttests := []struct {\n\t\tin   string\n\t\twant int\n\t}{\n"
+        '\t\t{in: "1", want: 1},\n\t\t{in: "2", want: 2},\n\t\t{in: "x", want: -1},\n\t}\n'
+        "\tfor _, tt := range tests {\n\t\tcheck(t, tt.in, tt.want)\n\t}\n}\n"
+    )
+    snippet = (
+        "func TestParse(t *testing.T) {\n\ttests := []struct {\n\t\tin   string\n\t\twant int\n\t}{\n"
+        '\t\t// ... existing cases ...\n\t\t{in: "x", want: -1},\n\t\t{in: "-3", want: -3},\n\t}\n\t// ...\n}\n'
+    )
+    expected = original.replace("want: -1},\n", 'want: -1},\n\t\t{in: "-3", want: -3},\n')
+    # before: each `{` line continued the element above it, so the last one shown was written twice
+    assert merged(original, snippet, language="go") == expected
