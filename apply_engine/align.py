@@ -335,6 +335,9 @@ class Side:
             cached = self.keys[item.header] = signature_key(elided_body(line) or line)
         return cached
 
+    def is_comment(self, item: Item) -> bool:
+        return COMMENT.match(self.normalized[item.header]) is not None
+
     def nonblank(self, items: Sequence[Item]) -> int:
         return sum(1 for item in items for line in self.normalized[item.start : item.end] if line)
 
@@ -826,6 +829,10 @@ class Aligner:
                 parts.append([])
             else:
                 parts[-1].append(item)
+        if o_gap and len(parts) == 1 and edge == "lead":
+            rewritten = self.rewritten_doc(o_gap, parts[0], reindent)
+            if rewritten is not None:
+                return rewritten
         if o_gap and len(parts) == 1 and edge is not None:
             parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
@@ -901,6 +908,25 @@ class Aligner:
         if paired is None:
             return None
         return ops + paired + self.inserts(parts[-1][len(parts[-1]) - after :], reindent)
+
+    def rewritten_doc(self, o_gap: list[Item], new: list[Item], reindent: Reindent) -> list[Op] | None:
+        """A snippet that opens with a comment right above its first anchor (`// Package x ...` over
+        `package x`), where the original has its own comment right above it: the snippet's replaces
+        that one; what the original has above it (a licence) is an omitted head and stays."""
+        if not new or not all(self.snippet.is_comment(item) for item in new):
+            return None
+        run: list[Item] = []  # the original's comment lines right above the anchor
+        for item in reversed(o_gap):
+            if not self.original.is_comment(item):
+                break
+            run.insert(0, item)
+            if item.lead < item.start:
+                break
+        glued = self.original.normalized[o_gap[-1].end] and self.snippet.normalized[new[-1].end]
+        if not run or not glued:
+            return None
+        head = [Copy(item.lead, item.end) for item in o_gap[: len(o_gap) - len(run)]]
+        return [*head, Copy(run[0].lead, run[0].start), *self.inserts(new, reindent)]
 
     def keep(self, kept: list[Item], fragments: list[Fragment], reindent: Reindent) -> list[Op] | None:
         """Copies the elided original items `kept`, each fragment aligned inside the one block

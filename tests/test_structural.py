@@ -1304,3 +1304,20 @@ def test_one_line_elements_opening_with_a_brace_are_siblings_not_continuations()
     expected = original.replace("want: -1},\n", 'want: -1},\n\t\t{in: "-3", want: -3},\n')
     # before: each `{` line continued the element above it, so the last one shown was written twice
     assert merged(original, snippet, language="go") == expected
+
+
+def test_a_rewritten_comment_over_the_first_anchor_replaces_the_original_one_below_the_licence() -> None:
+    original = (
+        "// Copyright 2024 Example Ltd.\n\n// Package ratelimit implements a simple rate limiter.\n"
+        'package ratelimit\n\nimport "time"\n\nconst Window = time.Minute\n'
+    )
+    snippet = (
+        "// Package ratelimit implements a sliding-window rate limiter.\n//\n"
+        "// State is per process.\npackage ratelimit\n\n// ... rest of file unchanged ...\n"
+    )
+    expected = original.replace(
+        "// Package ratelimit implements a simple rate limiter.\n",
+        "// Package ratelimit implements a sliding-window rate limiter.\n//\n// State is per process.\n",
+    )
+    # before: the old comment line stayed above the new one
+    assert merged(original, snippet, language="go") == expected
