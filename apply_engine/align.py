@@ -631,7 +631,10 @@ class Aligner:
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
                 shown_spacing = sb > 0 and not s_items[sb - 1].marker
-                pair = self.pair(o_items[ob], s_items[sb], shown_spacing, open_end and last, elided)
+                head_elided = top and sa < 0 and not whole_file
+                pair = self.pair(
+                    o_items[ob], s_items[sb], shown_spacing, open_end and last, elided, head_elided
+                )
                 if pair is None:
                     return None
                 ops += pair
@@ -1342,9 +1345,11 @@ class Aligner:
         shown_spacing: bool,
         open_end: bool = False,
         tail_elided: bool = False,
+        head_elided: bool = False,
     ) -> list[Op] | None:
         """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count;
-        `open_end`, `tail_elided`: see `level`."""
+        `open_end`, `tail_elided`: see `level`; `head_elided`: the snippet starts at this item and
+        leaves out the file above it (with the comment above it, even in a rewrite)."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -1359,7 +1364,9 @@ class Aligner:
             if not shown_spacing:  # a marker above elides the comment above changed decorators
                 head.append(Copy(o_item.start, o_item.start + self.elided_comment(s_item, o_item)))
             head.append(Insert(s_item.start, s_item.header, reindent))
-        elif not self.rewrite:  # the comment above an item shown without it stays, but not in a rewrite
+        elif (
+            not self.rewrite or head_elided
+        ):  # the comment above an item shown without it stays, but not in a rewrite
             head.append(Copy(o_item.start, o_item.header))
         if not s_item.children and elided_body(self.snippet.lines[s_item.header]) is not None:
             kept = self.kept_body(o_item, s_item)  # the original item, so its spacing too

@@ -1321,3 +1321,17 @@ def test_a_rewritten_comment_over_the_first_anchor_replaces_the_original_one_bel
     )
     # before: the old comment line stayed above the new one
     assert merged(original, snippet, language="go") == expected
+
+
+def test_a_marker_less_function_rewrite_keeps_the_doc_comment_above_it() -> None:
+    original = (
+        'const SORTABLE = new Set(["id"]);\n\n/**\n * Build the query.\n */\nfunction build(filters) {\n'
+        "  const where = [];\n  return where;\n}\n"
+    )
+    snippet = "function build(filters, limit = 50) {\n  const where = [];\n  where.push(limit);\n  return where;\n}\n"
+    expected = original.replace(
+        "function build(filters) {\n  const where = [];\n",
+        "function build(filters, limit = 50) {\n  const where = [];\n  where.push(limit);\n",
+    )
+    # before: read as a rewrite of most of the file, which drops what it leaves out, JSDoc included
+    assert merged(original, snippet, language="javascript") == expected
