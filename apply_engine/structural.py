@@ -128,9 +128,12 @@ def nonblank(lines: list[str]) -> int:
 
 
 def without_path_comment(edit: Source, original: Source, language: str) -> Source:
-    """A first line that only names the file (`// src/app.ts`, `# File: app.py`) is read as blank,
-    unless the original has it."""
-    first = next((k for k, line in enumerate(edit.lines) if line.strip()), None)
+    """A first line that only names the file (`// src/app.ts`, `# File: app.py`; in PHP the line
+    after `<?php`) is read as blank, unless the original has it."""
+    shown = (k for k, line in enumerate(edit.lines) if line.strip())
+    first = next(shown, None)
+    if first is not None and language == "php" and edit.lines[first].strip() == "<?php":
+        first = next(shown, None)
     if first is None:
         return edit
     line = edit.lines[first]

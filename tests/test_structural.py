@@ -1335,3 +1335,13 @@ def test_a_marker_less_function_rewrite_keeps_the_doc_comment_above_it() -> None
     )
     # before: read as a rewrite of most of the file, which drops what it leaves out, JSDoc included
     assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_php_comment_naming_the_file_below_the_open_tag_is_not_part_of_the_snippet() -> None:
+    original = "<?php\n\nclass Posts\n{\n    public function index()\n    {\n        return [];\n    }\n}\n"
+    snippet = (
+        "<?php\n// app/Posts.php\n\n// ... existing code ...\n\n    public function index()\n    {\n"
+        "        return ['all'];\n    }\n\n    // ... existing code ...\n"
+    )
+    # before: the path comment was written below `<?php`
+    assert merged(original, snippet, language="php") == original.replace("[]", "['all']")
