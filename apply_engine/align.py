@@ -40,6 +40,8 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# Ruby's `it "adds a line" do`, `task :build do |t|`: the call and its name
+BLOCK_CALL = re.compile(r"^([a-z_]\w* (\"[^\"]*\"|'[^']*'|:\w+))[^{]* do( \|[^|]*\|)?$")
 CALLBACK_ARGUMENT = re.compile(r"\s*(async\s+)?(\([^()]*\)\s*=>|function\b)")
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
@@ -248,6 +250,10 @@ def signature_key(line: str) -> str:
                 return " ".join(found.groups())
     if "impl" in text or not DECLARATION_WORDS.isdisjoint(text.split(" ")):
         found = DECLARATION.match(text)
+        if found:
+            return found.group(1)
+    if text.endswith((" do", "|")):
+        found = BLOCK_CALL.match(text)
         if found:
             return found.group(1)
     if ":" in text or "=" in text:

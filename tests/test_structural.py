@@ -1345,3 +1345,20 @@ def test_a_php_comment_naming_the_file_below_the_open_tag_is_not_part_of_the_sni
     )
     # before: the path comment was written below `<?php`
     assert merged(original, snippet, language="php") == original.replace("[]", "['all']")
+
+
+def test_an_rspec_example_is_named_by_its_description_so_a_new_one_is_added_not_an_edit() -> None:
+    original = (
+        'RSpec.describe Builder do\n  context "with invalid input" do\n    it "rejects a negative price" do\n'
+        "      expect { add(price: -5) }.to raise_error(ArgumentError, /price/)\n    end\n\n"
+        '    it "rejects a blank description" do\n      expect { add(description: " ") }.to raise_error(ArgumentError, /description/)\n'
+        "    end\n  end\nend\n"
+    )
+    snippet = (
+        '  context "with invalid input" do\n    # ... existing examples ...\n\n    it "rejects a zero quantity" do\n'
+        "      expect { add(quantity: 0) }.to raise_error(ArgumentError, /quantity/)\n    end\n  end\n"
+    )
+    new = '\n    it "rejects a zero quantity" do\n      expect { add(quantity: 0) }.to raise_error(ArgumentError, /quantity/)\n    end\n'
+    expected = original.replace("/description/)\n    end\n", "/description/)\n    end\n" + new)
+    # before: keyed by its whole line and alike in body, it replaced the last example
+    assert merged(original, snippet, language="ruby") == expected
