@@ -1165,8 +1165,8 @@ class Aligner:
             normalize(self.snippet.lines[s_item.header]),
             normalize(self.original.lines[o_item.header]),
         )
-        if self.shows_only_prefix(s_item, o_item):
-            return True
+        if self.shows_only_prefix(s_item, o_item) or self.snippet.text(s_item) == self.original.text(o_item):
+            return True  # the original's item itself (a YAML `---` next to an anchor)
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header and (key == o_key or not self.same_call_on_text(key, o_key, s_item, o_item)):
             return key == o_key

@@ -1362,3 +1362,13 @@ def test_an_rspec_example_is_named_by_its_description_so_a_new_one_is_added_not_
     expected = original.replace("/description/)\n    end\n", "/description/)\n    end\n" + new)
     # before: keyed by its whole line and alike in body, it replaced the last example
     assert merged(original, snippet, language="ruby") == expected
+
+
+def test_a_document_separator_shown_above_an_anchor_is_the_original_one() -> None:
+    original = (
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n---\napiVersion: apps/v1\nkind: Deployment\n"
+        "spec:\n  replicas: 2\n---\napiVersion: v1\nkind: Service\nspec:\n  type: ClusterIP\n"
+    )
+    snippet = "# ... ConfigMap and Deployment unchanged ...\n---\napiVersion: v1\nkind: Service\nspec:\n  type: NodePort\n"
+    # before: `---` is in the file twice, so it anchored nowhere and was written again
+    assert merged(original, snippet, language="yaml") == original.replace("ClusterIP", "NodePort")
