@@ -17,6 +17,7 @@ CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
 )
 ENDS_ELEMENT = re.compile(r",\s*$")
+RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
@@ -200,10 +201,8 @@ class Outliner:
         closer = False
         while j < hi and self.columns[j] == base and j not in self.markers:
             text = self.lines[j].strip()
-            if not CONTINUATION.match(text) or (
-                text[0] == "{" and ENDS_ELEMENT.search(self.lines[self.last_shown[j]])
-            ):
-                break  # `{` after `},` opens the next element, not the block of `if (x)`
+            if not CONTINUATION.match(text) or self.starts_anew(j, text):
+                break
             if PURE_CLOSER.match(text):
                 closer = True
                 j += 1
@@ -212,6 +211,15 @@ class Outliner:
         end = self.last_shown[j] + 1
         body_end = end - 1 if closer else end
         return Item(lead, i, i, end, closer=closer, expand=(self, i + 1, body_end))
+
+    def starts_anew(self, j: int, text: str) -> bool:
+        """A line that looks like a continuation but starts the next item: `{` after `},` (the
+        next element, not the block of `if (x)`), `.PHONY:` or `.chained()` after a blank line."""
+        if text[0] == "{":
+            return ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
+        if text[0] == ".":
+            return self.last_shown[j] != j - 1 or RULE.match(text) is not None
+        return False
 
 
 def block_ends(columns: list[int]) -> list[int]:

@@ -1372,3 +1372,16 @@ def test_a_document_separator_shown_above_an_anchor_is_the_original_one() -> Non
     snippet = "# ... ConfigMap and Deployment unchanged ...\n---\napiVersion: v1\nkind: Service\nspec:\n  type: NodePort\n"
     # before: `---` is in the file twice, so it anchored nowhere and was written again
     assert merged(original, snippet, language="yaml") == original.replace("ClusterIP", "NodePort")
+
+
+def test_a_makefile_phony_line_is_an_item_of_its_own_not_a_chained_call() -> None:
+    original = "BIN := .venv/bin\n\n.PHONY: test clean\n\ntest:\n\t$(BIN)/pytest\n\nclean:\n\trm -rf build\n"
+    snippet = (
+        ".PHONY: test lint clean\n\n# ... unchanged ...\n\ntest:\n\t$(BIN)/pytest\n\nlint:\n\t$(BIN)/ruff check .\n\n"
+        "# ... clean unchanged ...\n"
+    )
+    expected = original.replace("test clean", "test lint clean").replace(
+        "pytest\n", "pytest\n\nlint:\n\t$(BIN)/ruff check .\n"
+    )
+    # before: `.PHONY` read as `.chained()` onto the line above, so the new one went on top
+    assert merged(original, snippet, path="Makefile") == expected
