@@ -332,12 +332,16 @@ class Side:
 
     def key(self, item: Item) -> str:
         """`toString () { ... }` is keyed as its header `toString () {`, the way its original is; an
-        import over several lines (`import {` ... `} from "x";`) by its first and last lines."""
+        import over several lines (`import {` ... `} from "x";`) by its first and last lines; a call
+        whose arguments start on the next line as if its first, a string, were on its line."""
         cached = self.keys.get(item.header)
         if cached is None:
             line = self.lines[item.header]
             if item.end - item.header > 1 and line.lstrip().startswith("import") and " from " not in line:
                 line = f"{line} {self.lines[item.end - 1].strip()}"
+            elif line.rstrip().endswith("(") and item.children:  # `add_argument(` / `"year",`
+                first = self.lines[item.children[0].header].strip()
+                line = line.rstrip() + first if first.startswith(("'", '"', "`")) else line
             cached = self.keys[item.header] = signature_key(elided_body(line) or line)
         return cached
 

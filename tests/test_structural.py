@@ -1385,3 +1385,26 @@ def test_a_makefile_phony_line_is_an_item_of_its_own_not_a_chained_call() -> Non
     )
     # before: `.PHONY` read as `.chained()` onto the line above, so the new one went on top
     assert merged(original, snippet, path="Makefile") == expected
+
+
+ARGS = (
+    'def main(args):\n    parser = argparse.ArgumentParser()\n    parser.add_argument(\n        "-t", "--type",\n'
+    '        default="text",\n    )\n    parser.add_argument(\n        "year",\n        nargs=\'?\', type=int,\n'
+    "    )\n    parser.add_argument(\n        \"month\",\n        nargs='?', type=int,\n    )\n"
+    "    return parser.parse_args(args)\n"
+)
+
+
+def test_a_call_with_its_first_string_argument_on_the_next_line_is_keyed_by_it() -> None:
+    snippet = (
+        'def main(args):\n    # ... existing arguments ...\n    parser.add_argument(\n        "-t", "--type",\n'
+        '        default="text",\n    )\n    parser.add_argument(\n        "-f", "--first-weekday",\n'
+        "        type=int, default=0,\n    )\n    # ... year / month arguments unchanged ...\n"
+        "    return parser.parse_args(args)\n"
+    )
+    new = '    parser.add_argument(\n        "-f", "--first-weekday",\n        type=int, default=0,\n    )\n'
+    expected = ARGS.replace(
+        '    parser.add_argument(\n        "year"', new + '    parser.add_argument(\n        "year"'
+    )
+    # before: keyed `parser.add_argument` like the `year` call below it, so it was written over it
+    assert merged(ARGS, snippet, language="python") == expected
