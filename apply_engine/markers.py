@@ -146,12 +146,17 @@ PATH = re.compile(  # `app/models.py`, `File: app.ts`, `utils/text.py — drop l
     r"(?:\s+[—–-]\s+.*)?$",
     re.I,
 )
+# `PluginManager methods (src/pluggy/_manager.py)`: a few words, then a path with a folder in parentheses
+NAMED_PATH = re.compile(r"^[\w .,:-]{1,40}\(\s*[\w@~.-]*(?:/[\w@.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}\s*\)$")
 
 
 def is_path_comment(
     line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True
 ) -> bool:
-    """A comment that names a file, maybe with a note after a dash: `// src/app.ts`,
-    `# File: app/models.py`, `# utils/text.py — remove legacy_clean`."""
+    """A comment that names a file, maybe with a note after a dash or before the file in
+    parentheses: `// src/app.ts`, `# File: app/models.py`, `# utils/text.py — remove legacy_clean`,
+    `# PluginManager methods (src/pluggy/_manager.py)`."""
     body = comment_body(line, line_comments, block_comments)
-    return body is not None and PATH.match(body) is not None and any(c.isalpha() for c in body)
+    if body is None or not any(c.isalpha() for c in body):
+        return False
+    return PATH.match(body) is not None or NAMED_PATH.match(body) is not None

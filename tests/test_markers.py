@@ -148,6 +148,9 @@ def test_a_body_elided_on_its_header_line_leaves_the_header(line: str, header: s
         ("# utils/text.py — remove legacy_clean (no callers left)", True),
         ("// api.ts - add a timeout", True),
         ("# setup.py-like helpers", False),
+        ("# PluginManager methods (src/pluggy/_manager.py)", True),
+        ("# helpers for the CLI (see cli.py)", False),
+        ("# load the config (config.toml)", False),
     ],
 )
 def test_a_comment_naming_a_file_maybe_with_a_note(line: str, expected: bool) -> None:
