@@ -601,6 +601,10 @@ class Aligner:
             s0, o0 = anchors[0]
             reindent = self.mapping(s_items[s0], o_items[o0])
             base = min(self.depth(s_items[s]) for s in matches)
+        elif not top:
+            placed = self.fragments_alone(o_items, s_items, reindent)
+            if placed is not None:
+                return placed
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
@@ -649,6 +653,20 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def fragments_alone(
+        self, o_items: list[Item], s_items: list[Item], reindent: Reindent
+    ) -> list[Op] | None:
+        """A body shown as markers and code deeper than them only (`# ...`, a line deep in a loop,
+        `# ...`): each run of deeper code goes in the one elided block that holds it. None, with
+        no reason kept, when that does not place them (new code appended by its closers)."""
+        depths = [self.depth(item) for item in s_items if item.marker]
+        if not depths or any(self.depth(item) <= min(depths) for item in s_items if not item.marker):
+            return None
+        reasons = len(self.reasons)
+        placed = self.gap(o_items, s_items, reindent, None, None, min(depths))
+        del self.reasons[reasons:]
+        return placed
 
     def new_above_comment(self, s_items: list[Item], o_items: list[Item]) -> bool:
         """New code right above an anchor (the last of each list), below a marker, where the

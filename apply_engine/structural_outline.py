@@ -16,7 +16,7 @@ from itertools import accumulate
 CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
 )
-ENDS_ELEMENT = re.compile(r",\s*$")
+ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
@@ -213,8 +213,9 @@ class Outliner:
         return Item(lead, i, i, end, closer=closer, expand=(self, i + 1, body_end))
 
     def starts_anew(self, j: int, text: str) -> bool:
-        """A line that looks like a continuation but starts the next item: `{` after `},` (the
-        next element, not the block of `if (x)`), `.PHONY:` or `.chained()` after a blank line."""
+        """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX
+        element (the next element or child, not the block of `if (x)`), `.PHONY:` or `.chained()`
+        after a blank line."""
         if text[0] == "{":
             return ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
         if text[0] == ".":

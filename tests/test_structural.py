@@ -1408,3 +1408,35 @@ def test_a_call_with_its_first_string_argument_on_the_next_line_is_keyed_by_it()
     )
     # before: keyed `parser.add_argument` like the `year` call below it, so it was written over it
     assert merged(ARGS, snippet, language="python") == expected
+
+
+def test_a_jsx_expression_child_below_an_element_is_its_sibling_not_a_continuation() -> None:
+    original = (
+        'export function Row({ user }) {\n  return (\n    <li>\n      <div className="meta">\n'
+        "        <span>{user.name}</span>\n        <span>{user.email}</span>\n      </div>\n    </li>\n  );\n}\n"
+    )
+    snippet = (
+        'export function Row({ user, showEmail }) {\n  // ... existing code ...\n      <div className="meta">\n'
+        "        <span>{user.name}</span>\n        {showEmail && <span>{user.email}</span>}\n      </div>\n"
+        "  // ... existing code ...\n}\n"
+    )
+    expected = original.replace("{ user }", "{ user, showEmail }").replace(
+        "        <span>{user.email}</span>\n", "        {showEmail && <span>{user.email}</span>}\n"
+    )
+    # before: `{showEmail && ...}` continued the `<span>` above it, and the line deep in the body
+    # after a marker had no anchor at its function's level
+    assert merged(original, snippet, language="tsx") == expected
+
+
+def test_a_line_deep_in_a_loop_between_two_markers_goes_in_the_block_that_holds_it() -> None:
+    original = (
+        "def load(rows):\n    total = 0\n    for row in rows:\n        amount = parse(row)\n"
+        "        if amount <= 0:\n            continue\n        total += amount\n    return total\n"
+    )
+    snippet = (
+        "def load(rows):\n    # ... existing code ...\n        amount = parse(row)\n        if amount == 0:\n"
+        "            continue\n    # ... existing code ...\n"
+    )
+    assert merged(original, snippet, language="python") == original.replace("amount <= 0", "amount == 0")
+    new_only = "def load(rows):\n    # ...\n        log(row)\n    # ...\n"
+    assert ambiguous(original, new_only, language="python").reasons[0].code == "unanchored_insertion"
