@@ -1392,9 +1392,9 @@ class Aligner:
             if not shown_spacing:  # a marker above elides the comment above changed decorators
                 head.append(Copy(o_item.start, o_item.start + self.elided_comment(s_item, o_item)))
             head.append(Insert(s_item.start, s_item.header, reindent))
-        elif (
-            not self.rewrite or head_elided
-        ):  # the comment above an item shown without it stays, but not in a rewrite
+        elif not self.rewrite or head_elided:
+            # the comment above an item shown without it stays, but not in a rewrite that shows
+            # where it stood
             head.append(Copy(o_item.start, o_item.header))
         if not s_item.children and elided_body(self.snippet.lines[s_item.header]) is not None:
             kept = self.kept_body(o_item, s_item)  # the original item, so its spacing too
