@@ -89,6 +89,20 @@ def kill_after(process: subprocess.Popen[bytes], lines: int, jitter_s: float) ->
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     process.stderr.close()
+    wait_for_group_gone(process.pid)
+
+
+def wait_for_group_gone(group: int, timeout_s: float = 10.0) -> None:
+    """Until every process of the group is gone: a worker killed inside a rename finishes that
+    rename first, so reading the tree as soon as the parent is reaped could miss its file."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"process group {group} still alive {timeout_s} s after SIGKILL")
 
 
 def test_sigkill_at_random_points_leaves_whole_files_and_a_rerun_completes(tmp_path: Path) -> None:
