@@ -125,11 +125,11 @@ def detect_language(text: str, language: str | None = None, path: str | None = N
     if language:
         return canonical_language(language)
     if path:
-        name = Path(path).name
-        by_extension = EXTENSIONS.get(Path(path).suffix.lower())
+        file = Path(path)
+        by_extension = EXTENSIONS.get(file.suffix.lower())
         if by_extension:
             return by_extension
-        if TEXT_NAMES.match(name) or name.lower().startswith(("dockerfile.", "containerfile.")):
+        if TEXT_NAMES.match(file.name) or file.name.lower().startswith(("dockerfile.", "containerfile.")):
             return "text"
     return sniff_language(text)
 

@@ -256,10 +256,9 @@ def plan_lines(
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
     )
-    if s_tree and not s_tree[0].marker and s_tree[0].lead < s_tree[0].start:
-        s_tree[0] = s_tree[0].under(
-            s_tree[0].start, s_tree[0].start
-        )  # blank lines opening a snippet say nothing
+    first = s_tree[0] if s_tree else None
+    if first is not None and not first.marker and first.lead < first.start:
+        s_tree[0] = first.under(first.start, first.start)  # blank lines opening a snippet say nothing
     snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     original_unit = original.unit or snippet_unit
     if language == "text" and original_unit != "\t":
