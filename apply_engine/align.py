@@ -32,6 +32,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading, levels
+from apply_engine.keys import CONTROL, call_key, ends_with_name, normalize, signature_key
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
@@ -40,9 +41,6 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
-# Ruby's `it "adds a line" do`, `task :build do |t|`: the call and its name
-BLOCK_CALL = re.compile(r"^([a-z_]\w* (\"[^\"]*\"|'[^']*'|:\w+))[^{]* do( \|[^|]*\|)?$")
-CALLBACK_ARGUMENT = re.compile(r"\s*(async\s+)?(\([^()]*\)\s*=>|function\b)")
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
     {"import", "from", "as", "use", "using", "include", "require", "const", "let", "var"}
@@ -101,94 +99,7 @@ IMPORT_LINE = re.compile(
 FIRST_ONLY = re.compile(
     r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
 )
-IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
-    re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
-    re.compile(r"^(from\s+[\w.]+\s+import)\b"),
-    re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
-]
-DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
-    r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
-    r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
-    r"function|fun|union|message|service)\s+[\w$.]+))"
-)
-CALL = re.compile(r"^(.*?[A-Za-z_$][\w$]*(?:<[^()]*>)?)\(\s*([\"'`][^\"'`]*[\"'`])?")  # see call_key
-STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
-FIRST_WORD_END = re.compile(r"[^\w$]")
-NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
-IMPORT_STARTS = ("import", "from", "use", "pub")
-DECLARATION_WORDS = frozenset(
-    [
-        "class",
-        "struct",
-        "interface",
-        "enum",
-        "trait",
-        "protocol",
-        "extension",
-        "record",
-        "object",
-        "type",
-        "module",
-        "namespace",
-        "fn",
-        "func",
-        "def",
-        "function",
-        "fun",
-        "union",
-        "message",
-        "service",
-    ]
-)
-ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
-PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
-FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
-CONTROL = frozenset(
-    [
-        "if",
-        "for",
-        "while",
-        "switch",
-        "return",
-        "else",
-        "elif",
-        "catch",
-        "try",
-        "with",
-        "match",
-        "case",
-        "when",
-        "unless",
-        "until",
-        "do",
-        "foreach",
-        "yield",
-        "await",
-        "throw",
-        "raise",
-        "assert",
-        "new",
-        "not",
-        "and",
-        "or",
-        "in",
-        "is",
-        "print",
-        "echo",
-        "puts",
-        "defer",
-        "go",
-        "select",
-        "lock",
-        "using",
-        "default",
-        "break",
-        "continue",
-        "delete",
-        "typeof",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -224,88 +135,6 @@ class Fragment:
     def closed(self) -> bool:
         """Shown to its block's end: a closer below it, or the next anchor."""
         return bool(self.closers) or not self.elided_after
-
-
-def normalize(line: str) -> str:
-    return " ".join(line.split())
-
-
-def signature_key(line: str) -> str:
-    """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole.
-
-    Each pattern runs only when the text has what its match needs (a keyword word, `=` or `:`, a
-    final `;`, a `(`), so a plain line costs a few substring tests."""
-    text = normalize(line)
-    if not text:
-        return text
-    first = FIRST_WORD_END.split(text, maxsplit=1)[0]
-    if first == "await":  # `await db.execute(...)` is keyed as its call
-        return "await " + (call_key(text[6:]) or text[6:])
-    if first in CONTROL:
-        return text
-    if text.startswith(IMPORT_STARTS):
-        for pattern in IMPORTS:
-            found = pattern.match(text)
-            if found:
-                return " ".join(found.groups())
-    if "impl" in text or not DECLARATION_WORDS.isdisjoint(text.split(" ")):
-        found = DECLARATION.match(text)
-        if found:
-            return found.group(1)
-    if text.endswith((" do", "|")):
-        found = BLOCK_CALL.match(text)
-        if found:
-            return found.group(1)
-    if ":" in text or "=" in text:
-        found = ASSIGN.match(text) or PIN.match(text)
-        if found:
-            return found.group(1)
-    if text.endswith(";"):
-        found = FIELD.match(text)
-        if found:
-            return found.group(1)
-    return call_key(text) or text
-
-
-def call_key(text: str) -> str | None:
-    """`app.get("/health", h)` -> `app.get("/health"`: the text up to the first `(` that follows a
-    name (or a name and `<generics>`), and a string argument right after it. None without one.
-
-    One pass over the `(`s; the equivalent backtracking regex is quadratic on long lines."""
-    paren = text.find("(")
-    while paren >= 0:
-        if paren and names_call(text, paren):
-            if CALLBACK_ARGUMENT.match(text, paren + 1):
-                return None  # `useEffect(() => {`, `beforeEach(function () {`: no name but the callee's
-            argument = STRING_ARGUMENT.match(text, paren + 1)
-            quoted = argument.group(1) if argument else None
-            return text[:paren] + ("(" + quoted if quoted else "")
-        paren = text.find("(", paren + 1)
-    return None
-
-
-def names_call(text: str, paren: int) -> bool:
-    r"""Whether text[:paren] ends with a name (`[A-Za-z_$][\w$]*`), or a name and `<...>` free of
-    parentheses."""
-    if text[paren - 1] != ">":
-        return ends_with_name(text, paren)
-    opening = paren - 2
-    while opening >= 0 and text[opening] not in "()":
-        if text[opening] == "<" and ends_with_name(text, opening):
-            return True
-        opening -= 1
-    return False
-
-
-def ends_with_name(text: str, end: int) -> bool:
-    r"""Whether the run of word characters (`[\w$]`) before `end` holds one a name may start with
-    (`[A-Za-z_$]`)."""
-    k = end - 1
-    found = False
-    while k >= 0 and (text[k].isalnum() or text[k] in "_$"):
-        found = found or text[k] in NAME_START
-        k -= 1
-    return found
 
 
 @dataclass

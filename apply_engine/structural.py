@@ -17,8 +17,9 @@ from functools import lru_cache
 from itertools import accumulate, islice
 from operator import add
 
-from apply_engine.align import Aligner, Copy, Insert, Op, Side, normalize
+from apply_engine.align import Aligner, Copy, Insert, Op, Side
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
+from apply_engine.keys import normalize
 from apply_engine.languages import (
     GRAMMARS,
     detect_language,

@@ -6,7 +6,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apply_engine.align import call_key
+from apply_engine.keys import call_key
 from apply_engine.languages import has_parse_errors
 from apply_engine.structural import BOM, Parts, analyse, merge
 

@@ -1,0 +1,184 @@
+"""Line keys: how a line is known on both sides, so that an edited line still finds its original.
+
+    signature_key("def foo(a, b):")          -> "def foo"
+    signature_key('"name": "fastapply",')    -> '"name"'
+    signature_key('app.get("/health", h);')  -> 'app.get("/health"'
+    signature_key("if (x > 0) {")            -> "if (x > 0) {"  (control flow stays whole)
+
+A key leaves out what an edit changes (parameters, values, modifiers) and keeps what names the
+line (the declared name, the key, the callee and its first string argument).
+"""
+
+import re
+
+# Ruby's `it "adds a line" do`, `task :build do |t|`: the call and its name
+BLOCK_CALL = re.compile(r"^([a-z_]\w* (\"[^\"]*\"|'[^']*'|:\w+))[^{]* do( \|[^|]*\|)?$")
+CALLBACK_ARGUMENT = re.compile(r"\s*(async\s+)?(\([^()]*\)\s*=>|function\b)")
+IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
+    re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
+    re.compile(r"^(from\s+[\w.]+\s+import)\b"),
+    re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
+]
+DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
+    r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
+    r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
+    r"function|fun|union|message|service)\s+[\w$.]+))"
+)
+STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
+FIRST_WORD_END = re.compile(r"[^\w$]")
+NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
+IMPORT_STARTS = ("import", "from", "use", "pub")
+DECLARATION_WORDS = frozenset(
+    [
+        "class",
+        "struct",
+        "interface",
+        "enum",
+        "trait",
+        "protocol",
+        "extension",
+        "record",
+        "object",
+        "type",
+        "module",
+        "namespace",
+        "fn",
+        "func",
+        "def",
+        "function",
+        "fun",
+        "union",
+        "message",
+        "service",
+    ]
+)
+ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
+PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
+FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
+CONTROL = frozenset(
+    [
+        "if",
+        "for",
+        "while",
+        "switch",
+        "return",
+        "else",
+        "elif",
+        "catch",
+        "try",
+        "with",
+        "match",
+        "case",
+        "when",
+        "unless",
+        "until",
+        "do",
+        "foreach",
+        "yield",
+        "await",
+        "throw",
+        "raise",
+        "assert",
+        "new",
+        "not",
+        "and",
+        "or",
+        "in",
+        "is",
+        "print",
+        "echo",
+        "puts",
+        "defer",
+        "go",
+        "select",
+        "lock",
+        "using",
+        "default",
+        "break",
+        "continue",
+        "delete",
+        "typeof",
+    ]
+)
+
+
+def normalize(line: str) -> str:
+    return " ".join(line.split())
+
+
+def signature_key(line: str) -> str:
+    """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole.
+
+    Each pattern runs only when the text has what its match needs (a keyword word, `=` or `:`, a
+    final `;`, a `(`), so a plain line costs a few substring tests."""
+    text = normalize(line)
+    if not text:
+        return text
+    first = FIRST_WORD_END.split(text, maxsplit=1)[0]
+    if first == "await":  # `await db.execute(...)` is keyed as its call
+        return "await " + (call_key(text[6:]) or text[6:])
+    if first in CONTROL:
+        return text
+    if text.startswith(IMPORT_STARTS):
+        for pattern in IMPORTS:
+            found = pattern.match(text)
+            if found:
+                return " ".join(found.groups())
+    if "impl" in text or not DECLARATION_WORDS.isdisjoint(text.split(" ")):
+        found = DECLARATION.match(text)
+        if found:
+            return found.group(1)
+    if text.endswith((" do", "|")):
+        found = BLOCK_CALL.match(text)
+        if found:
+            return found.group(1)
+    if ":" in text or "=" in text:
+        found = ASSIGN.match(text) or PIN.match(text)
+        if found:
+            return found.group(1)
+    if text.endswith(";"):
+        found = FIELD.match(text)
+        if found:
+            return found.group(1)
+    return call_key(text) or text
+
+
+def call_key(text: str) -> str | None:
+    """`app.get("/health", h)` -> `app.get("/health"`: the text up to the first `(` that follows a
+    name (or a name and `<generics>`), and a string argument right after it. None without one.
+
+    One pass over the `(`s; the equivalent backtracking regex is quadratic on long lines."""
+    paren = text.find("(")
+    while paren >= 0:
+        if paren and names_call(text, paren):
+            if CALLBACK_ARGUMENT.match(text, paren + 1):
+                return None  # `useEffect(() => {`, `beforeEach(function () {`: no name but the callee's
+            argument = STRING_ARGUMENT.match(text, paren + 1)
+            quoted = argument.group(1) if argument else None
+            return text[:paren] + ("(" + quoted if quoted else "")
+        paren = text.find("(", paren + 1)
+    return None
+
+
+def names_call(text: str, paren: int) -> bool:
+    r"""Whether text[:paren] ends with a name (`[A-Za-z_$][\w$]*`), or a name and `<...>` free of
+    parentheses."""
+    if text[paren - 1] != ">":
+        return ends_with_name(text, paren)
+    opening = paren - 2
+    while opening >= 0 and text[opening] not in "()":
+        if text[opening] == "<" and ends_with_name(text, opening):
+            return True
+        opening -= 1
+    return False
+
+
+def ends_with_name(text: str, end: int) -> bool:
+    r"""Whether the run of word characters (`[\w$]`) before `end` holds one a name may start with
+    (`[A-Za-z_$]`)."""
+    k = end - 1
+    found = False
+    while k >= 0 and (text[k].isalnum() or text[k] in "_$"):
+        found = found or text[k] in NAME_START
+        k -= 1
+    return found
