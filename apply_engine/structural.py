@@ -255,7 +255,7 @@ def plan_lines(
     source, o_columns, o_tree = original.source, original.columns, original.tree
     s_columns = columns_of(edit.lines, language, edit.raw)
     s_tree = outline(
-        edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers)
+        edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers), language
     )
     first = s_tree[0] if s_tree else None
     if first is not None and not first.marker and first.lead < first.start:
@@ -295,7 +295,7 @@ class Analysis:
 def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language, source.raw)
-    tree = outline(source.lines, columns, set())
+    tree = outline(source.lines, columns, set(), language=language)
     return Analysis(source, columns, tree, indent_unit(source.lines, source.raw), Side(source.lines))
 
 

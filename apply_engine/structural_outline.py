@@ -19,7 +19,12 @@ CONTINUATION = re.compile(
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
-PREFIX = re.compile(r"^(@[\w.]+|#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma))")
+# lines joined to the item below them: decorators and annotations (`@app.get("/")`, `#[derive]`,
+# `[Fact]`) and comments; in Ruby `@name` starts a statement (an instance variable), no decorator
+ATTRIBUTES_AND_COMMENTS = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma)"
+PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES_AND_COMMENTS})")
+SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES_AND_COMMENTS})")
+SIGIL_LANGUAGES = frozenset({"ruby"})
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
 HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
 # a declaration on one line (`def f(): return 1`, `fun port(): Int = 8080`): its comment is its doc
@@ -171,8 +176,16 @@ def string_columns(lines: list[str], columns: list[int], language: str) -> list[
 class Outliner:
     """Builds the item tree of one file; `markers` are line indices that never own children."""
 
-    def __init__(self, lines: list[str], columns: list[int], markers: set[int], removals: set[int]) -> None:
+    def __init__(
+        self,
+        lines: list[str],
+        columns: list[int],
+        markers: set[int],
+        removals: set[int],
+        prefix: re.Pattern[str],
+    ) -> None:
         self.removals = removals
+        self.prefix = prefix
         self.lines = lines
         self.columns = columns
         self.markers = markers
@@ -191,7 +204,7 @@ class Outliner:
             item = self.item(lead, i, hi)
             items.append(item)
             i = item.end
-        return attach_prefixes(items, self.lines, self.columns)
+        return attach_prefixes(items, self.lines, self.columns, self.prefix)
 
     def item(self, lead: int, i: int, hi: int) -> Item:
         if i in self.markers or i in self.removals:
@@ -246,7 +259,9 @@ def last_shown(columns: list[int]) -> list[int]:
     return found
 
 
-def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> list[Item]:
+def attach_prefixes(
+    items: list[Item], lines: list[str], columns: list[int], prefix: re.Pattern[str]
+) -> list[Item]:
     """Joins decorator, attribute and comment items to the item directly below them. Comments stay
     items of their own above a one-line statement (a config line, commented-out ones around it)
     and where no code follows them, so each is matched on its own."""
@@ -259,7 +274,7 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
             and not item.marker
             and item.lead == item.start == run[-1].end
             and columns[run[0].start] == columns[item.start]
-            and PREFIX.match(lines[run[-1].header].strip())
+            and prefix.match(lines[run[-1].header].strip())
         ):
             run.append(item)
         else:
@@ -267,7 +282,7 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
     joined: list[Item] = []
     for run in runs:
         code = run[-1]
-        if len(run) == 1 or PREFIX.match(lines[code.header].strip()):
+        if len(run) == 1 or prefix.match(lines[code.header].strip()):
             joined += run
             continue
         first = 0
@@ -281,6 +296,11 @@ def attach_prefixes(items: list[Item], lines: list[str], columns: list[int]) -> 
 
 
 def outline(
-    lines: list[str], columns: list[int], markers: set[int], removals: frozenset[int] = frozenset()
+    lines: list[str],
+    columns: list[int],
+    markers: set[int],
+    removals: frozenset[int] = frozenset(),
+    language: str = "",
 ) -> list[Item]:
-    return Outliner(lines, columns, markers, set(removals)).items(0, len(lines))
+    prefix = SIGIL_PREFIX if language in SIGIL_LANGUAGES else PREFIX
+    return Outliner(lines, columns, markers, set(removals), prefix).items(0, len(lines))

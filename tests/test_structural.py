@@ -1440,3 +1440,13 @@ def test_a_line_deep_in_a_loop_between_two_markers_goes_in_the_block_that_holds_
     assert merged(original, snippet, language="python") == original.replace("amount <= 0", "amount == 0")
     new_only = "def load(rows):\n    # ...\n        log(row)\n    # ...\n"
     assert ambiguous(original, new_only, language="python").reasons[0].code == "unanchored_insertion"
+
+
+def test_a_ruby_instance_variable_line_is_a_statement_of_its_own_not_a_decorator() -> None:
+    original = (
+        "class Counter\n  def initialize\n    @count = 0\n  end\n\n"
+        "  def increment(step)\n    @count = @count + 1\n    save!\n  end\nend\n"
+    )
+    snippet = "  def increment(step)\n    @count = @count + step\n    # ...\n  end\n"
+    expected = original.replace("@count + 1", "@count + step")
+    assert merged(original, snippet, language="ruby") == expected
