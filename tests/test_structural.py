@@ -537,8 +537,14 @@ def test_an_augmented_assignment_shown_changed_is_an_edit() -> None:
             '  await db.execute("UPDATE orders SET paid = 1, at = now() WHERE id = $1", [id]);\n  log(id);\n}\n',
             "javascript",
         ),
+        (  # the first line of a body: edited, or a new line above it? (a shorter message is less alike)
+            'class Report:\n    def render(self):\n        self.logger.info("rendering")\n'
+            "        self.build_header()\n        self.build_rows()\n",
+            '    def render(self):\n        self.logger.info("rendering %d rows", len(self.rows))\n        # ...\n',
+            "python",
+        ),
     ],
-    ids=["if-block", "list-element", "sql-statement"],
+    ids=["if-block", "list-element", "sql-statement", "log-message"],
 )
 def test_new_code_as_alike_to_the_elided_code_next_to_it_as_an_edit_would_be_is_ambiguous(
     original: str, snippet: str, language: str
