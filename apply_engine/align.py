@@ -32,7 +32,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading, levels
-from apply_engine.keys import CONTROL, call_key, ends_with_name, normalize, signature_key
+from apply_engine.keys import CONTROL, FIRST_WORD_END, call_key, ends_with_name, normalize, signature_key
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
@@ -88,6 +88,11 @@ TERMINATORS = frozenset({"return", "raise", "throw", "CMD", "ENTRYPOINT", "HEALT
 # to be its edit; between UNSURE and EDIT it may be an edit or a new look-alike, which is ambiguous.
 BLOCK_EDIT_SIMILARITY = 0.8
 BLOCK_UNSURE_SIMILARITY = 0.6
+# a block under one of these whose condition changed is found by its first line inside, when that
+# line has this many letters and digits (see Aligner.condition_body_of)
+CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
+CONDITIONS_START = tuple(CONDITIONS)
+MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
@@ -314,17 +319,30 @@ class Aligner:
         if shared:  # overloads share a key (`public int total`), not their whole header line
             o_groups = self.group(o_items, shared, self.header_of, self.original)
             self.pair_unique(pairs, o_groups, self.group(s_items, s_range, self.header_of, self.snippet))
+        taken = {s for s, _ in pairs}
+        unpaired = [s for s in s_range if s not in taken]
+        s_groups = self.group(s_items, unpaired, self.condition_body_of, self.snippet)
+        if s_groups:  # a condition's block not paired yet
+            o_groups = self.group(o_items, o_range, self.condition_body_of, self.original)
+            self.pair_unique(
+                pairs, o_groups, s_groups, lambda s, o: self.edited_condition(s_items[s], o_items[o])
+            )
         return pairs
 
     @staticmethod
     def pair_unique(
-        pairs: list[tuple[int, int]], o_groups: dict[str, list[int]], s_groups: dict[str, list[int]]
+        pairs: list[tuple[int, int]],
+        o_groups: dict[str, list[int]],
+        s_groups: dict[str, list[int]],
+        alike: Callable[[int, int], bool] | None = None,
     ) -> None:
-        """Adds the pairs of items alone in their group on both sides, each snippet item once."""
+        """Adds the pairs of items alone in their group on both sides (and `alike`), each snippet
+        item once."""
         taken = {s for s, _ in pairs}
         for value, s_list in s_groups.items():
             o_list = o_groups.get(value, [])
-            if len(s_list) == 1 and len(o_list) == 1 and s_list[0] not in taken:
+            alone = len(s_list) == 1 and len(o_list) == 1 and s_list[0] not in taken
+            if alone and (alike is None or alike(s_list[0], o_list[0])):
                 pairs.append((s_list[0], o_list[0]))
 
     def local_pairs(
@@ -389,6 +407,30 @@ class Aligner:
         if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
             return line
         return None
+
+    @staticmethod
+    def condition_body_of(side: Side, item: Item) -> str | None:
+        """A condition's block (`if`, `while`) by its kind and its first line inside, so that a
+        block whose condition was edited still finds its original; None for any other item, and for
+        a first line too short to tell one block from another (`continue`, `return nil`)."""
+        if not item.children or item.children[0].marker:
+            return None
+        header = side.normalized[item.header]
+        if not header.startswith(CONDITIONS_START):
+            return None  # the common case
+        word = FIRST_WORD_END.split(header, maxsplit=1)[0]
+        if word not in CONDITIONS:
+            return None
+        first = side.normalized[item.children[0].start]
+        if sum(c.isalnum() for c in first) < MIN_CONDITION_BODY:
+            return None
+        return f"B{word}\n{first}"
+
+    def edited_condition(self, s_item: Item, o_item: Item) -> bool:
+        """A condition much like the original's over the same first line: the condition was edited
+        (the same line under a different condition may be a new check)."""
+        s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        return SequenceMatcher(None, s_header, o_header, autojunk=False).ratio() >= BLOCK_EDIT_SIMILARITY
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:
@@ -849,6 +891,9 @@ class Aligner:
         shown = [item for item in s_items if not item.marker]
         wanted = [(self.snippet.key(item), self.snippet.text(item)) for item in shown]
         first_lines = {text.partition("\n")[0] for _, text in wanted}  # a text starts with its first line
+        conditions = [
+            (item, body) for item in shown if (body := self.condition_body_of(self.snippet, item)) is not None
+        ]
         original = self.original
         best: list[Item] = []
         best_score = 0
@@ -867,6 +912,12 @@ class Aligner:
                 if original.normalized[child.start] in first_lines
             }
             score = sum(key in keys or text in texts for key, text in wanted)  # snippet items, each once
+            if conditions:  # and blocks whose condition was edited
+                bodies = {self.condition_body_of(original, child): child for child in item.children}
+                score += sum(
+                    body in bodies and self.edited_condition(s_item, bodies[body])
+                    for s_item, body in conditions
+                )
             if score > best_score:
                 best, best_score = [item], score
             elif score == best_score and score:

@@ -1456,3 +1456,40 @@ def test_a_ruby_instance_variable_line_is_a_statement_of_its_own_not_a_decorator
     snippet = "  def increment(step)\n    @count = @count + step\n    # ...\n  end\n"
     expected = original.replace("@count + 1", "@count + step")
     assert merged(original, snippet, language="ruby") == expected
+
+
+RENEW = """class Renewals
+  def call
+    @subscriptions.each do |subscription|
+      if subscription.cancel_at_period_end?
+        subscription.cancel!
+        next
+      end
+
+      if subscription.last_payment_at < @now - 30.days
+        @logger.warn("stale payment method for #{subscription.id}")
+        subscription.update!(status: "past_due")
+        next
+      end
+
+      charge(subscription)
+    end
+  end
+end
+"""
+
+
+def test_a_condition_edited_deep_in_a_body_between_markers_finds_its_block_by_its_first_line() -> None:
+    snippet = (
+        "  def call\n    # ...\n      if subscription.last_payment_at < @now - 45.days\n"
+        '        @logger.warn("stale payment method for #{subscription.id}")\n    # ...\n  end\n'
+    )
+    assert merged(RENEW, snippet, language="ruby") == RENEW.replace("30.days", "45.days")
+
+
+def test_the_same_first_line_under_an_unlike_condition_does_not_find_a_block() -> None:
+    snippet = (
+        "  def call\n    # ...\n      if subscription.trial? && subscription.card_expired?\n"
+        '        @logger.warn("stale payment method for #{subscription.id}")\n    # ...\n  end\n'
+    )
+    ambiguous(RENEW, snippet, language="ruby")
