@@ -503,7 +503,10 @@ class Aligner:
             ):
                 return None
             spacing = Copy(o_items[ob].lead, o_items[ob].start) if ob < len(o_items) else None
-            gap = self.gap(o_items[oa + 1 : ob], s_items[sa + 1 : sb], reindent, edge, spacing, base)
+            s_gap = s_items[sa + 1 : sb]
+            if sa >= 0 and self.own_closer(s_items[sa], o_items[oa], s_gap):
+                s_gap = [s_gap[0], *s_gap[2:]]  # the anchor's pair keeps its closer already
+            gap = self.gap(o_items[oa + 1 : ob], s_gap, reindent, edge, spacing, base)
             if gap is None:
                 return None
             ops += gap
@@ -627,6 +630,21 @@ class Aligner:
             return False
         closers = [self.snippet.normalized[item.header] for item in s_items]
         return self.original.normalized[o_item.end - len(s_items) : o_item.end] == closers
+
+    def own_closer(self, s_anchor: Item, o_anchor: Item, s_gap: list[Item]) -> bool:
+        """Whether the lone closer right below the marker that follows an open block (`def run`,
+        its last lines and `# ... rescue unchanged ...` shown, then `end`) is that block's own: at
+        its header's column, the original block's last line. The block keeps its elided tail,
+        closer included, so the closer is not new."""
+        if not (s_anchor.nested and not s_anchor.closer and o_anchor.closer):
+            return False
+        if len(s_gap) < 2 or not s_gap[0].marker or not self.closes(s_gap[1]):
+            return False
+        closer = s_gap[1]
+        return (
+            self.depth(closer) == self.depth(s_anchor)
+            and self.snippet.normalized[closer.header] == self.original.normalized[o_anchor.end - 1]
+        )
 
     def closes(self, item: Item) -> bool:
         """A lone closer line: `}`, `end`, `</div>`."""

@@ -1493,3 +1493,17 @@ def test_the_same_first_line_under_an_unlike_condition_does_not_find_a_block() -
         '        @logger.warn("stale payment method for #{subscription.id}")\n    # ...\n  end\n'
     )
     ambiguous(RENEW, snippet, language="ruby")
+
+
+def test_a_closer_below_a_marker_that_elides_a_rescue_clause_is_the_methods_own() -> None:
+    original = (
+        "class CLI\n  def run\n    service = parse\n    deploy(service)\n    0\n"
+        "  rescue OptionParser::InvalidOption => e\n    warn e.message\n    64\n  end\n\n"
+        "  def parse\n    ARGV.first\n  end\nend\n"
+    )
+    snippet = (
+        "  def run\n    service = parse\n    return 0 if dry_run?\n    deploy(service)\n    0\n"
+        "  # ... rescue unchanged ...\n  end\n\n  # ... rest of the class unchanged ...\n"
+    )
+    expected = original.replace("    deploy(service)\n", "    return 0 if dry_run?\n    deploy(service)\n")
+    assert merged(original, snippet, language="ruby") == expected
