@@ -94,6 +94,7 @@ CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "unti
 CONDITIONS_START = tuple(CONDITIONS)
 MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
+CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
@@ -1090,6 +1091,8 @@ class Aligner:
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header and key != o_key and self.same_call_on_text(key, o_key, s_item, o_item):
             return None  # `log.info("rendering")` where `log.info("rendering %d rows", n)` stands
+        if key != s_header and key != o_key and self.same_arguments(key, o_key, s_item, o_item):
+            return None  # `std::shuffle(v.begin(), v.end(), rng);` where `std::random_shuffle(...)` stands
         if key != s_header:
             return key == o_key
         if s_header.startswith(ONE_PER_FILE) and o_header.startswith(ONE_PER_FILE):
@@ -1111,6 +1114,35 @@ class Aligner:
         if similarity >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
             return True
         return None if similarity >= BLOCK_UNSURE_SIMILARITY else False
+
+    def same_arguments(self, key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
+        """One statement calling a like-named function on much the same arguments (names among
+        them): `std::shuffle(v.begin(), v.end(), rng);` where `std::random_shuffle(v.begin(),
+        v.end());` stands may replace it or be new."""
+        if (
+            s_item.children
+            or o_item.children
+            or s_item.end - s_item.start > 1
+            or o_item.end - o_item.start > 1
+        ):
+            return False
+        s_line, o_line = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        callee, o_callee = key.partition("(")[0], o_key.partition("(")[0]
+        if not (CALLEE.fullmatch(callee) and CALLEE.fullmatch(o_callee)):
+            return False  # not both statements that are calls (`"stop" => Some(...)`)
+        if not (s_line.startswith(callee + "(") and o_line.startswith(o_callee + "(")):
+            return False
+        arguments, o_arguments = s_line[len(callee) :], o_line[len(o_callee) :]
+        if not (NAME.search(arguments) and NAME.search(o_arguments)):
+            return False
+        alike = (
+            SequenceMatcher(None, arguments, o_arguments, autojunk=False).ratio() >= LINE_UNSURE_SIMILARITY
+        )
+        # a like name too (`log(item)` above `seen.add(item)` is a new call on the same value)
+        return (
+            alike
+            and SequenceMatcher(None, callee, o_callee, autojunk=False).ratio() >= BLOCK_UNSURE_SIMILARITY
+        )
 
     def unlike_elements(self, s_item: Item, o_item: Item) -> bool:
         """Two list elements (`{`, `- {`: no name in the header) whose first lines differ: nothing

@@ -1507,3 +1507,15 @@ def test_a_closer_below_a_marker_that_elides_a_rescue_clause_is_the_methods_own(
     )
     expected = original.replace("    deploy(service)\n", "    return 0 if dry_run?\n    deploy(service)\n")
     assert merged(original, snippet, language="ruby") == expected
+
+
+def test_another_function_called_on_the_same_arguments_above_an_anchor_may_replace_the_call_there() -> None:
+    original = (
+        "std::vector<int> sample(int n)\n{\n    std::vector<int> v(n);\n    std::iota(v.begin(), v.end(), 0);\n"
+        "    std::random_shuffle(v.begin(), v.end());\n    return v;\n}\n"
+    )
+    snippet = (
+        "std::vector<int> sample(int n)\n{\n    // ... existing code ...\n    static std::mt19937 rng(42);\n"
+        "    std::shuffle(v.begin(), v.end(), rng);\n    return v;\n}\n"
+    )
+    assert ambiguous(original, snippet, language="cpp").reasons[0].code == "edit_or_insertion"
