@@ -3,9 +3,10 @@
 A pure function of one line and the language's comment syntax. A marker is either
 
   - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
-  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis, or
-    contains an ellipsis or is short, and names elided code ("existing code", "rest of the file",
-    "unchanged", "same as before", "keep existing", "remaining methods", "other functions", ...).
+  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis, or a
+    few words between two ellipses (`... build URL ...`), or contains an ellipsis or is short, and
+    names elided code ("existing code", "rest of the file", "unchanged", "same as before", "keep
+    existing", "remaining methods", "other functions", ...).
 
 Whether a marker-shaped line that the original contains verbatim is content is decided by the
 aligner, which knows the original.
@@ -123,6 +124,19 @@ def names_code(body: str) -> bool:
     )
 
 
+BETWEEN_ELLIPSES = re.compile(rf"^{ELLIPSIS}\s*(?P<words>\S.*?)\s*{ELLIPSIS}$")
+MAX_BETWEEN_WORDS = 10
+
+
+def between_ellipses(body: str) -> bool:
+    """`... ByRegion() ...`, `... build URL ...`, `... Bucket, refill(), rate_ ...`: a few words
+    between two ellipses name what is left out. A real comment seldom both opens and closes with an
+    ellipsis (8 in CPython's library and this machine's site-packages, all of them elisions in
+    examples)."""
+    found = BETWEEN_ELLIPSES.match(body)
+    return found is not None and len(found.group("words").split()) <= MAX_BETWEEN_WORDS
+
+
 def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
     """True when `line` stands for elided original code."""
     text = line.strip()
@@ -136,7 +150,9 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
     if ONLY_ELLIPSIS.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True
     if HAS_ELLIPSIS.search(body):
-        return bool(WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body))
+        return bool(
+            WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body) or between_ellipses(body)
+        )
     short = len(body.split()) <= SHORT_COMMENT_WORDS
     return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
 

@@ -47,6 +47,11 @@ MARKERS = [
     ("go", "// … snip …"),
     ("tsx", "// ... imports and types ..."),
     ("python", "# ... constants and models ..."),
+    ("python", "# ... loading data ..."),
+    ("csharp", "        // ... ByRegion() ..."),
+    ("cpp", "    // ... Bucket, refill(), rate_, burst_, mutex_ ..."),
+    ("swift", "// ... build URL ..."),
+    ("ruby", "  # ... lets and #add examples ..."),
 ]
 
 NOT_MARKERS = [
@@ -63,7 +68,7 @@ NOT_MARKERS = [
     ("css", "color: red;"),
     ("html", "<!-- navigation -->"),
     ("markdown", "Some text that trails off..."),
-    ("python", "# ... loading data ..."),
+    ("python", "# ... and then it retries once more"),
     ("python", "# other options"),
     ("python", "# Types"),
 ]
