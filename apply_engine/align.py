@@ -95,6 +95,7 @@ CONDITIONS_START = tuple(CONDITIONS)
 MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
+SIGNATURE_SPACE = re.compile(r"\s+|,(?=\))")  # what a signature's line breaks add: `(\n a,\n)` is `(a)`
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
@@ -1345,10 +1346,45 @@ class Aligner:
         if not s_item.children or not o_item.children:
             body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
             return None if body is None else head + body
-        inner = self.level(o_item.children, s_item.children, reindent, False, open_end, tail_elided)
+        s_close, o_close = (
+            self.signature_close(self.snippet, s_item),
+            self.signature_close(self.original, o_item),
+        )
+        s_body, o_body = s_item.children, o_item.children
+        if (s_close is None) != (o_close is None):  # a signature over several lines on one side only
+            header, s_body, o_body = self.signature(o_item, s_item, o_close, s_close, reindent)
+        inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided)
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    @staticmethod
+    def signature_close(side: Side, item: Item) -> Item | None:
+        """The line that closes a signature written over several lines (`def place(`, one parameter
+        a line, `) -> Order:`), the body under it; None for a header on one line."""
+        if len(item.children) < 2 or not side.normalized[item.header].endswith("("):
+            return None
+        close = item.children[-1]
+        if not close.children or not side.normalized[close.header].startswith(")"):
+            return None
+        if any(child.children for child in item.children[:-1]):
+            return None
+        return close
+
+    def signature(
+        self, o_item: Item, s_item: Item, o_close: Item | None, s_close: Item | None, reindent: Reindent
+    ) -> tuple[Op, list[Item], list[Item]]:
+        """A signature on one line on one side and over several on the other: the header lines
+        (the original's where they say the same, else the snippet's), then the bodies to align."""
+        s_end = s_close.header + 1 if s_close else s_item.header + 1
+        o_end = o_close.header + 1 if o_close else o_item.header + 1
+        s_text = "".join(self.snippet.normalized[s_item.header : s_end])
+        o_text = "".join(self.original.normalized[o_item.header : o_end])
+        same = SIGNATURE_SPACE.sub("", s_text) == SIGNATURE_SPACE.sub("", o_text)
+        header: Op = Copy(o_item.header, o_end) if same else Insert(s_item.header, s_end, reindent)
+        s_body = s_close.children if s_close else s_item.children
+        o_body = o_close.children if o_close else o_item.children
+        return header, s_body, o_body
 
     def same(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """An item shown as it stands but for spacing: the original's lines, except those whose inner

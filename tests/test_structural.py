@@ -1519,3 +1519,30 @@ def test_another_function_called_on_the_same_arguments_above_an_anchor_may_repla
         "    std::shuffle(v.begin(), v.end(), rng);\n    return v;\n}\n"
     )
     assert ambiguous(original, snippet, language="cpp").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_signature_broken_over_several_lines_in_the_snippet_still_aligns_its_body() -> None:
+    original = (
+        "class Orders:\n    def place(self, cart: Cart) -> Order:\n        self.validate(cart)\n"
+        "        order = Order(cart)\n        self.repo.save(order)\n        return order\n\n"
+        "    def cancel(self, order_id: str) -> None:\n        self.repo.delete(order_id)\n"
+    )
+    snippet = (
+        "    def place(\n        self,\n        cart: Cart,\n        key: str | None = None,\n    ) -> Order:\n"
+        "        self.validate(cart)\n        # ... existing code ...\n        self.repo.save(order)\n"
+        "        self.seen[key] = order\n        return order\n\n    # ... existing code ...\n"
+    )
+    expected = original.replace(
+        "    def place(self, cart: Cart) -> Order:\n",
+        "    def place(\n        self,\n        cart: Cart,\n        key: str | None = None,\n    ) -> Order:\n",
+    ).replace("        self.repo.save(order)\n", "        self.repo.save(order)\n        self.seen[key] = order\n")
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_signature_over_several_lines_shown_on_one_line_unchanged_keeps_the_originals_lines() -> None:
+    original = (
+        "export function place(\n  cart,\n  code = null,\n) {\n  validate(cart);\n  return save(cart);\n}\n"
+    )
+    snippet = "export function place(cart, code = null) {\n  validate(cart);\n  log(cart);\n  // ...\n}\n"
+    expected = original.replace("  validate(cart);\n", "  validate(cart);\n  log(cart);\n")
+    assert merged(original, snippet, language="javascript") == expected
