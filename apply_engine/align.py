@@ -491,6 +491,7 @@ class Aligner:
             top
             or (tail_elided and last_shown in matches)
             or (open_end and any(has_marker(item) for item in s_items))
+            or (last_shown in matches and self.left_open(s_items[last_shown], o_items[matches[last_shown]]))
         )
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
@@ -1418,6 +1419,13 @@ class Aligner:
             s_item,
         )
         return None
+
+    @staticmethod
+    def left_open(s_item: Item, o_item: Item) -> bool:
+        """A block shown without the closer the original has, its last line a marker (`for ... {`,
+        `if ... {`, `// ... existing code ...`, then the closer of the block around them): the
+        marker elides the rest of it and what follows it in that block, up to the closer shown."""
+        return s_item.nested and not s_item.closer and o_item.closer and last_descendants(s_item)[-1].marker
 
     def ends_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker no deeper than its header (TOML's

@@ -1546,3 +1546,17 @@ def test_a_signature_over_several_lines_shown_on_one_line_unchanged_keeps_the_or
     snippet = "export function place(cart, code = null) {\n  validate(cart);\n  log(cart);\n  // ...\n}\n"
     expected = original.replace("  validate(cart);\n", "  validate(cart);\n  log(cart);\n")
     assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_marker_ending_a_block_left_open_elides_the_rest_of_the_block_around_it() -> None:
+    original = (
+        "fn count(lines: &[String], re: &Regex) -> usize {\n    let mut matches = 0;\n    for line in lines {\n"
+        "        if re.is_match(line) {\n            matches += 1;\n            println!(\"{line}\");\n        }\n"
+        "    }\n    matches\n}\n"
+    )
+    snippet = (
+        "fn count(lines: &[String], re: &Regex) -> usize {\n    let mut matches = 0;\n    for line in lines {\n"
+        "        let line = line.trim();\n        if re.is_match(line) {\n            // ... existing code ...\n}\n"
+    )
+    expected = original.replace("    for line in lines {\n", "    for line in lines {\n        let line = line.trim();\n")
+    assert merged(original, snippet, language="rust") == expected
