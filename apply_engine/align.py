@@ -761,6 +761,8 @@ class Aligner:
         if len(parts) == 1:
             if self.comment_left_out(o_gap, s_gap, spacing):
                 return None
+            if self.edits_elided_block(o_gap, parts[0]):
+                return self.pair(o_gap[0], parts[0][0], shown_spacing=True)
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []
@@ -1252,6 +1254,18 @@ class Aligner:
                 )
                 return True
         return False
+
+    def edits_elided_block(self, o_gap: list[Item], new: list[Item]) -> bool:
+        """The one block between two anchors shown with a new header over a body that is all
+        markers (`{visible.map((todo) => (`, `{/* ... */}`, `))}` where `{todos.map(...` stands):
+        code elided inside it was there before, so it is that block, edited."""
+        if len(o_gap) != 1 or len(new) != 1 or not o_gap[0].children:
+            return False
+        s_item, o_item = new[0], o_gap[0]
+        if not s_item.children or not all(child.marker for child in s_item.children):
+            return False
+        s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        return SequenceMatcher(None, s_header, o_header, autojunk=False).ratio() >= BLOCK_UNSURE_SIMILARITY
 
     def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
         deleted = self.original.nonblank(o_gap)

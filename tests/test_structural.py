@@ -1560,3 +1560,17 @@ def test_a_marker_ending_a_block_left_open_elides_the_rest_of_the_block_around_i
     )
     expected = original.replace("    for line in lines {\n", "    for line in lines {\n        let line = line.trim();\n")
     assert merged(original, snippet, language="rust") == expected
+
+
+def test_the_one_block_between_anchors_shown_with_a_new_header_over_an_elided_body_is_its_edit() -> None:
+    original = (
+        "export function List({ todos }: Props) {\n  return (\n    <ul>\n      {todos.map((todo) => (\n"
+        "        <li key={todo.id}>{todo.title}</li>\n      ))}\n    </ul>\n  );\n}\n"
+    )
+    snippet = (
+        "export function List({ todos }: Props) {\n  // ... existing code ...\n    <ul>\n"
+        "      {visible(todos).map((todo) => (\n        {/* ... existing JSX ... */}\n      ))}\n    </ul>\n"
+        "  // ... existing code ...\n}\n"
+    )
+    expected = original.replace("{todos.map(", "{visible(todos).map(")
+    assert merged(original, snippet, language="tsx") == expected
