@@ -131,7 +131,7 @@ MAX_BETWEEN_WORDS = 10
 def between_ellipses(body: str) -> bool:
     """`... ByRegion() ...`, `... build URL ...`, `... Bucket, refill(), rate_ ...`: a few words
     between two ellipses name what is left out. A real comment seldom both opens and closes with an
-    ellipsis (8 in CPython's library and this machine's site-packages, all of them elisions in
+    ellipsis (10 in CPython's library and this machine's site-packages, all of them elisions in
     examples)."""
     found = BETWEEN_ELLIPSES.match(body)
     return found is not None and len(found.group("words").split()) <= MAX_BETWEEN_WORDS

@@ -35,7 +35,7 @@ REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
 STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
 ADVERSARIAL_MIN_EXACT_RATE = 0.70  # written against the newest rules, to break them: 78.0% when it landed
-EVERYDAY_MIN_EXACT_RATE = 0.75  # five blind sets of everyday edits: 70.5% blind, 80.7% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.75  # six blind sets of everyday edits: 67.5% blind, 80.7% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
