@@ -1535,7 +1535,9 @@ def test_a_signature_broken_over_several_lines_in_the_snippet_still_aligns_its_b
     expected = original.replace(
         "    def place(self, cart: Cart) -> Order:\n",
         "    def place(\n        self,\n        cart: Cart,\n        key: str | None = None,\n    ) -> Order:\n",
-    ).replace("        self.repo.save(order)\n", "        self.repo.save(order)\n        self.seen[key] = order\n")
+    ).replace(
+        "        self.repo.save(order)\n", "        self.repo.save(order)\n        self.seen[key] = order\n"
+    )
     assert merged(original, snippet, language="python") == expected
 
 
@@ -1551,14 +1553,16 @@ def test_a_signature_over_several_lines_shown_on_one_line_unchanged_keeps_the_or
 def test_a_marker_ending_a_block_left_open_elides_the_rest_of_the_block_around_it() -> None:
     original = (
         "fn count(lines: &[String], re: &Regex) -> usize {\n    let mut matches = 0;\n    for line in lines {\n"
-        "        if re.is_match(line) {\n            matches += 1;\n            println!(\"{line}\");\n        }\n"
+        '        if re.is_match(line) {\n            matches += 1;\n            println!("{line}");\n        }\n'
         "    }\n    matches\n}\n"
     )
     snippet = (
         "fn count(lines: &[String], re: &Regex) -> usize {\n    let mut matches = 0;\n    for line in lines {\n"
         "        let line = line.trim();\n        if re.is_match(line) {\n            // ... existing code ...\n}\n"
     )
-    expected = original.replace("    for line in lines {\n", "    for line in lines {\n        let line = line.trim();\n")
+    expected = original.replace(
+        "    for line in lines {\n", "    for line in lines {\n        let line = line.trim();\n"
+    )
     assert merged(original, snippet, language="rust") == expected
 
 
