@@ -221,6 +221,10 @@ def has_marker(item: Item) -> bool:
     return item.marker or any(has_marker(child) for child in item.children)
 
 
+def similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
 def last_descendants(item: Item) -> list[Item]:
     """The item, its last child, that child's last child, and so on."""
     chain = [item]
@@ -432,7 +436,7 @@ class Aligner:
         """A condition much like the original's over the same first line: the condition was edited
         (the same line under a different condition may be a new check)."""
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return SequenceMatcher(None, s_header, o_header, autojunk=False).ratio() >= BLOCK_EDIT_SIMILARITY
+        return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:
@@ -1093,11 +1097,14 @@ class Aligner:
         if self.shows_only_prefix(s_item, o_item) or self.snippet.text(s_item) == self.original.text(o_item):
             return True  # the original's item itself (a YAML `---` next to an anchor)
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
-        if key != s_header and key != o_key and self.same_call_on_text(key, o_key, s_item, o_item):
-            return None  # `log.info("rendering")` where `log.info("rendering %d rows", n)` stands
-        if key != s_header and key != o_key and self.same_arguments(key, o_key, s_item, o_item):
-            return None  # `std::shuffle(v.begin(), v.end(), rng);` where `std::random_shuffle(...)` stands
         if key != s_header:
+            # the same call on other text (`log.info("rendering")`), or a like-named call on much the
+            # same arguments (`std::shuffle` for `std::random_shuffle`): an edit, or a new line?
+            if key != o_key and (
+                self.same_call_on_text(key, o_key, s_item, o_item)
+                or self.same_arguments(key, o_key, s_item, o_item)
+            ):
+                return None
             return key == o_key
         if s_header.startswith(ONE_PER_FILE) and o_header.startswith(ONE_PER_FILE):
             return True  # a docstring or a shebang where the original has one
@@ -1110,14 +1117,12 @@ class Aligner:
             return False
         if s_header == o_header and any(child.marker for child in s_item.children):
             return True  # it elides part of itself, so it is not new: the block of its kind there
-        similarity = SequenceMatcher(
-            None, self.snippet.text(s_item), self.original.text(o_item), autojunk=False
-        ).ratio()
+        alike = similarity(self.snippet.text(s_item), self.original.text(o_item))
         if not s_item.children:
-            return None if similarity >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
-        if similarity >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
+            return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
+        if alike >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
             return True
-        return None if similarity >= BLOCK_UNSURE_SIMILARITY else False
+        return None if alike >= BLOCK_UNSURE_SIMILARITY else False
 
     def same_arguments(self, key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
         """One statement calling a like-named function on much the same arguments (names among
@@ -1139,13 +1144,10 @@ class Aligner:
         arguments, o_arguments = s_line[len(callee) :], o_line[len(o_callee) :]
         if not (NAME.search(arguments) and NAME.search(o_arguments)):
             return False
-        alike = (
-            SequenceMatcher(None, arguments, o_arguments, autojunk=False).ratio() >= LINE_UNSURE_SIMILARITY
-        )
         # a like name too (`log(item)` above `seen.add(item)` is a new call on the same value)
         return (
-            alike
-            and SequenceMatcher(None, callee, o_callee, autojunk=False).ratio() >= BLOCK_UNSURE_SIMILARITY
+            similarity(arguments, o_arguments) >= LINE_UNSURE_SIMILARITY
+            and similarity(callee, o_callee) >= BLOCK_UNSURE_SIMILARITY
         )
 
     def unlike_elements(self, s_item: Item, o_item: Item) -> bool:
@@ -1265,7 +1267,7 @@ class Aligner:
         if not s_item.children or not all(child.marker for child in s_item.children):
             return False
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return SequenceMatcher(None, s_header, o_header, autojunk=False).ratio() >= BLOCK_UNSURE_SIMILARITY
+        return similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY
 
     def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
         deleted = self.original.nonblank(o_gap)
@@ -1448,9 +1450,7 @@ class Aligner:
         last = item
         while last.children and not last.closer:
             last = last.children[-1]
-        if last is item or not last.marker:
-            return False
-        return len(leading(self.snippet.lines[last.header])) <= len(leading(self.snippet.lines[item.header]))
+        return last is not item and last.marker and self.depth(last) <= self.depth(item)
 
     def is_function(self, item: Item) -> bool:
         """A function or method declaration (not a class, a control block or a call with a callback)."""

@@ -19,11 +19,12 @@ CONTINUATION = re.compile(
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
+COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[derive]`, `#include`
 # lines joined to the item below them: decorators and annotations (`@app.get("/")`, `#[derive]`,
 # `[Fact]`) and comments; in Ruby `@name` starts a statement (an instance variable), no decorator
-ATTRIBUTES_AND_COMMENTS = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|///?|/\*|#(?![\w\[!]|include|define|if|pragma)"
-PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES_AND_COMMENTS})")
-SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES_AND_COMMENTS})")
+ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$"
+PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
+SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
 SIGIL_LANGUAGES = frozenset({"ruby"})
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
 HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
@@ -31,7 +32,7 @@ HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
 ONE_LINE_DECLARATION = re.compile(
     r"^(?:[\w@]+\s+)*?(?:def|fun|func|function|fn|class|struct|interface|enum|trait|type)\b"
 )
-COMMENT = re.compile(r"^(//|/\*|#(?![\w\[!]|include|define|if|pragma))")  # the comment kinds of PREFIX
+COMMENT = re.compile(rf"^({COMMENTS})")
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
 MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
