@@ -41,6 +41,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
     {"import", "from", "as", "use", "using", "include", "require", "const", "let", "var"}
@@ -82,6 +83,8 @@ TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|mo
 DOCSTRING = ('"""', "'''")
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
+MIN_WRAPPED_LINES = 2  # elided lines a new block must write out to be taken as wrapping them
+MIN_WRAPPED_CHARS = 16  # ... or letters and digits of one line
 # a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
 TERMINATORS = frozenset({"return", "raise", "throw", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 # How alike a new block next to an elided one of the same kind (`if`, `it "..." do`, `{`) must be
@@ -92,6 +95,7 @@ BLOCK_UNSURE_SIMILARITY = 0.6
 # line has this many letters and digits (see Aligner.condition_body_of)
 CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
 CONDITIONS_START = tuple(CONDITIONS)
+WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -215,6 +219,11 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def body(side: Side, item: Item) -> str:
     """An item's lines below its header, whitespace-normalised."""
     return "\n".join(filter(None, side.normalized[item.header + 1 : item.end]))
+
+
+def holds(lines: list[str], run: list[str]) -> bool:
+    """Whether `run` stands in `lines`, its lines one after another."""
+    return any(lines[k : k + len(run)] == run for k in range(len(lines) - len(run) + 1))
 
 
 def has_marker(item: Item) -> bool:
@@ -783,23 +792,34 @@ class Aligner:
         new_first = parts[0][before + len(head) :]
         new_last = parts[-1][: len(parts[-1]) - after - len(tail)]
         middle = [item for part in parts[1:-1] for item in part]
-        if middle and kept:
+        slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
+        free = [new_first, *parts[1:-1], new_last]  # new code placed by no anchor of its own
+        runs = self.wrapped_runs(kept[slot:], free) if kept else [range(0)] * len(free)
+        if runs is None:
+            return None
+        wrapping = [(run, part) for run, part in zip(runs, free, strict=True) if run]
+        if wrapping and fragments:
+            self.fail("unanchored_insertion", "new code wraps elided code a fragment goes in", middle[0])
+            return None
+        if middle and kept and not all(runs[1:-1]):
             self.fail(
                 "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
             )
             return None
-        if self.look_alike(new_first[:1], kept[:1]) or (
-            not tail and self.look_alike(new_last[-1:], kept[-1:])
+        # what wraps elided code goes where that code stood; the rest at the gap's ends
+        before_kept = [] if runs[0] else new_first
+        after_kept = [*([] if kept else middle), *([] if runs[-1] else new_last)]
+        if self.look_alike(before_kept[:1], kept[:1]) or (
+            not tail and self.look_alike(after_kept[-1:], kept[-1:])
         ):
             return None
-        inserted = [*parts[0][:before], *new_first, *middle, *new_last, *parts[-1][len(parts[-1]) - after :]]
+        inserted = [*parts[0][:before], *before_kept, *after_kept, *parts[-1][len(parts[-1]) - after :]]
         if (
             self.twin(kept, inserted)
             or self.repeats_elided(inserted, kept)
-            or self.lands_on_key(after, kept, [*middle, *new_last])
+            or self.lands_on_key(after, kept, after_kept)
         ):
             return None
-        slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
         ops = self.inserts(parts[0][:before], reindent)
         paired = self.pairs(head, parts[0][before:])
         if paired is None:
@@ -807,21 +827,23 @@ class Aligner:
         ops += paired + [Copy(item.lead, item.end) for item in kept[:slot]]
         if 0 < slot < len(kept) and not IMPORT_LINE.match(self.original.lines[kept[slot - 1].header]):
             ops.append(Copy(kept[slot].lead, kept[slot].start))  # below a docstring: a blank line first
-        placed = self.keep(kept[slot:], fragments, reindent)
-        if placed is None:
-            return None
-        ops += self.inserts(new_first, reindent)
+        if wrapping:
+            placed = self.wrap(kept[slot:], wrapping, reindent)
+        else:
+            placed = self.keep(kept[slot:], fragments, reindent)
+            if placed is None:
+                return None
+        ops += self.inserts(before_kept, reindent)
         if (
-            new_first
+            before_kept
             and kept
             and not (slot or head or before)
             and edge == "lead"
             and kept[0].lead == kept[0].start
         ):
             # new code above the file's first line: the blank lines the snippet shows below it
-            ops += self.blank_lines_below(new_first[-1], s_gap, reindent)
+            ops += self.blank_lines_below(before_kept[-1], s_gap, reindent)
         ops += placed
-        after_kept = [*middle, *new_last]
         first = after_kept[0] if kept and after_kept else None
         at_anchor = spacing is not None and not tail and not after
         if first is not None and first.lead == first.start:
@@ -837,6 +859,72 @@ class Aligner:
         if paired is None:
             return None
         return ops + paired + self.inserts(parts[-1][len(parts[-1]) - after :], reindent)
+
+    def wrap(
+        self, kept: list[Item], wrapping: list[tuple[range, list[Item]]], reindent: Reindent
+    ) -> list[Op]:
+        """The elided items, each run that new code wraps replaced by that code."""
+        ops: list[Op] = []
+        at = 0
+        for run, part in wrapping:
+            ops += [Copy(item.lead, item.end) for item in kept[at : run.start]] + self.inserts(part, reindent)
+            at = run.stop
+        return ops + [Copy(item.lead, item.end) for item in kept[at:]]
+
+    def wrapped_runs(self, kept: list[Item], parts: list[list[Item]]) -> list[range] | None:
+        """For each part of new code, the run of elided items it wraps in a new block and writes
+        out inside it (`if ...; then`, `try {`), empty when it writes out no elided code. None
+        (the reason recorded) when it writes some out but wraps no one run, out of order."""
+        runs: list[range] = []
+        at = 0
+        for part in parts:
+            run = self.wrapped_run(kept, at, part) if part else range(0)
+            if run is None:
+                self.fail("unanchored_insertion", "new code writes out elided original code", part[0])
+                return None
+            runs.append(run)
+            at = run.stop if run else at
+        return runs
+
+    def wrapped_run(self, kept: list[Item], at: int, part: list[Item]) -> range | None:
+        """kept[i:j], from `at` on: the one run of elided lines (MIN_WRAPPED_LINES, or one line of
+        MIN_WRAPPED_CHARS) that `part` writes out inside a new control block (`if`, `try`, `with`;
+        not a function, which may copy them), with no other elided line. Empty when `part` writes
+        out no such run; None when it writes out two, outside such a block, or other elided lines."""
+        lines = self.original.normalized
+        elided = set(lines[kept[at].start : kept[-1].end]) if at < len(kept) else set()
+        shown = [line for item in part for line in self.snippet.normalized[item.start : item.end] if line]
+        shown_set = set(shown)
+        inner: list[str] = []  # the lines inside the part's new blocks, "" between two blocks
+        for item in part:
+            header = self.snippet.normalized[item.header]
+            if (
+                item.nested
+                and FIRST_WORD_END.split(header, maxsplit=1)[0] in WRAPPERS
+                and header not in elided
+            ):
+                inner += [*filter(None, self.snippet.normalized[item.header + 1 : item.end]), ""]
+        runs = []
+        i = at
+        while i < len(kept):
+            j, run = i, []
+            while j < len(kept) and lines[kept[j].start] in shown_set:
+                longer = run + list(filter(None, lines[kept[j].start : kept[j].end]))
+                if not holds(shown, longer):
+                    break
+                j, run = j + 1, longer
+            if len(run) >= MIN_WRAPPED_LINES or (
+                run and sum(c.isalnum() for c in run[0]) >= MIN_WRAPPED_CHARS
+            ):
+                runs.append((range(i, j), run))
+            i = max(j, i + 1)
+        if not runs:
+            return range(0)
+        if len(runs) > 1 or not holds(inner, runs[0][1]):
+            return None  # written out twice, or not wrapped
+        run, written = runs[0]
+        moved = {line for line in (shown_set & elided) - set(written) if not BARE_WORD.match(line)}
+        return None if moved else run
 
     def rewritten_doc(self, o_gap: list[Item], new: list[Item], reindent: Reindent) -> list[Op] | None:
         """A snippet that opens with a comment right above its first anchor (`// Package x ...` over

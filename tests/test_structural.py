@@ -1578,3 +1578,90 @@ def test_the_one_block_between_anchors_shown_with_a_new_header_over_an_elided_bo
     )
     expected = original.replace("{todos.map(", "{visible(todos).map(")
     assert merged(original, snippet, language="tsx") == expected
+
+
+SYNC = (
+    "def sync(session, store):\n"
+    '    log.info("sync starting")\n'
+    "    rows = fetch_rows(session)\n"
+    "    count = store.write(rows)\n"
+    "    store.commit()\n"
+    "    return count\n"
+)
+
+
+def test_a_new_block_below_an_anchor_wrapping_elided_lines_replaces_them() -> None:
+    snippet = (
+        "def sync(session, store):\n"
+        '    log.info("sync starting")\n'
+        "    try:\n"
+        "        rows = fetch_rows(session)\n"
+        "        count = store.write(rows)\n"
+        "    except IOError:\n"
+        "        return 0\n"
+        "    # ... existing code ...\n"
+    )
+    expected = SYNC.replace(
+        "    rows = fetch_rows(session)\n    count = store.write(rows)\n",
+        "    try:\n        rows = fetch_rows(session)\n        count = store.write(rows)\n"
+        "    except IOError:\n        return 0\n",
+    )
+    assert merged(SYNC, snippet, language="python") == expected
+
+
+def test_a_new_block_wrapping_one_elided_line_replaces_it() -> None:
+    snippet = (
+        "def sync(session, store):\n"
+        '    log.info("sync starting")\n'
+        "    try:\n"
+        "        rows = fetch_rows(session)\n"
+        "    except IOError:\n"
+        "        return 0\n"
+        "    # ... existing code ...\n"
+    )
+    expected = SYNC.replace(
+        "    rows = fetch_rows(session)\n",
+        "    try:\n        rows = fetch_rows(session)\n    except IOError:\n        return 0\n",
+    )
+    assert merged(SYNC, snippet, language="python") == expected
+
+
+def test_a_new_block_between_two_markers_wrapping_elided_lines_goes_where_they_stood() -> None:
+    original = (
+        "deploy() {\n"
+        '  log "building $IMAGE"\n'
+        '  docker build -t "$IMAGE" .\n'
+        '  docker push "$IMAGE"\n'
+        '  kubectl set image "deployment/$APP" "$APP=$IMAGE"\n'
+        "}\n"
+    )
+    snippet = (
+        "deploy() {\n"
+        "  # ... existing code ...\n"
+        '  if [[ -z "$SKIP_BUILD" ]]; then\n'
+        '    docker build -t "$IMAGE" .\n'
+        '    docker push "$IMAGE"\n'
+        "  fi\n"
+        "  # ... existing code ...\n"
+        "}\n"
+    )
+    expected = original.replace(
+        '  docker build -t "$IMAGE" .\n  docker push "$IMAGE"\n',
+        '  if [[ -z "$SKIP_BUILD" ]]; then\n    docker build -t "$IMAGE" .\n    docker push "$IMAGE"\n  fi\n',
+    )
+    assert merged(original, snippet, language="bash") == expected
+
+
+def test_new_code_that_writes_out_elided_lines_from_two_places_is_ambiguous() -> None:
+    snippet = (
+        "def sync(session, store):\n"
+        '    log.info("sync starting")\n'
+        "    try:\n"
+        "        rows = fetch_rows(session)\n"
+        "        count = store.write(rows)\n"
+        "    finally:\n"
+        "        store.commit()\n"
+        "    # ... existing code ...\n"
+    )
+    result = ambiguous(SYNC, snippet, language="python")
+    assert result.reasons[0].code == "unanchored_insertion"
