@@ -282,9 +282,24 @@ class Aligner:
         self.snippet = snippet
         self.snippet_unit, self.original_unit = units
         self.reasons: list[Reason] = []
+        self.crossed: list[tuple[Item, Item]] = []  # items shown word for word, out of the original's order
 
     def fail(self, code: str, message: str, item: Item | None = None) -> None:
         self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
+
+    def kept_twice(self, ops: list[Op]) -> bool:
+        """An item shown out of the original's order that the plan writes where it is shown and
+        copies where it stood (a function shown above its elided neighbour): moved, or copied?"""
+        copied = [(op.start, op.end) for op in ops if isinstance(op, Copy)]
+        inserted = [(op.start, op.end) for op in ops if isinstance(op, Insert)]
+        for s_item, o_item in self.crossed:
+            if any(lo <= o_item.start and o_item.end <= hi for lo, hi in copied) and any(
+                lo <= s_item.start and s_item.end <= hi for lo, hi in inserted
+            ):
+                line = self.snippet.lines[s_item.header].strip()
+                self.fail("moved_or_copied", f"{line[:60]!r} is shown moved and kept where it was", s_item)
+                return True
+        return False
 
     def mapping(self, s_item: Item, o_item: Item) -> Reindent:
         s_ws = leading(self.snippet.lines[s_item.header])
@@ -297,6 +312,11 @@ class Aligner:
         """snippet index -> original index, order-preserving; None when a match is ambiguous."""
         pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
         anchors = longest_increasing(pairs)
+        self.crossed += [
+            (s_items[s], o_items[o])
+            for s, o in set(pairs) - set(anchors)
+            if self.snippet.text(s_items[s]) == self.original.text(o_items[o])
+        ]
         found = dict(anchors)
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         for (sa, oa), (sb, ob) in pairwise(bounds):
@@ -872,9 +892,9 @@ class Aligner:
         return ops + [Copy(item.lead, item.end) for item in kept[at:]]
 
     def wrapped_runs(self, kept: list[Item], parts: list[list[Item]]) -> list[range] | None:
-        """For each part of new code, the run of elided items it wraps in a new block and writes
-        out inside it (`if ...; then`, `try {`), empty when it writes out no elided code. None
-        (the reason recorded) when it writes some out but wraps no one run, out of order."""
+        """For each part of new code, the run of elided items it rewrites in place (wrapped in a
+        new block, or a block unwrapped), empty when it writes out no elided code. None (the
+        reason recorded) when it writes some out but rewrites no one run, or out of order."""
         runs: list[range] = []
         at = 0
         for part in parts:
@@ -887,23 +907,16 @@ class Aligner:
         return runs
 
     def wrapped_run(self, kept: list[Item], at: int, part: list[Item]) -> range | None:
-        """kept[i:j], from `at` on: the one run of elided lines (MIN_WRAPPED_LINES, or one line of
-        MIN_WRAPPED_CHARS) that `part` writes out inside a new control block (`if`, `try`, `with`;
-        not a function, which may copy them), with no other elided line. Empty when `part` writes
-        out no such run; None when it writes out two, outside such a block, or other elided lines."""
+        """kept[i:j], from `at` on, that `part` rewrites in place: the one run of elided items
+        (MIN_WRAPPED_LINES lines, or one of MIN_WRAPPED_CHARS) it writes out inside a new control
+        block (`if`, `try`, `with`; not a function, which may copy them), or the one elided block
+        whose whole body it writes out without the block's header (unwrapped). Empty when `part`
+        writes out no elided code; None when it writes out two runs, one not in a new block, or
+        other elided lines too (moved? copied?)."""
         lines = self.original.normalized
         elided = set(lines[kept[at].start : kept[-1].end]) if at < len(kept) else set()
         shown = [line for item in part for line in self.snippet.normalized[item.start : item.end] if line]
         shown_set = set(shown)
-        inner: list[str] = []  # the lines inside the part's new blocks, "" between two blocks
-        for item in part:
-            header = self.snippet.normalized[item.header]
-            if (
-                item.nested
-                and FIRST_WORD_END.split(header, maxsplit=1)[0] in WRAPPERS
-                and header not in elided
-            ):
-                inner += [*filter(None, self.snippet.normalized[item.header + 1 : item.end]), ""]
         runs = []
         i = at
         while i < len(kept):
@@ -913,18 +926,49 @@ class Aligner:
                 if not holds(shown, longer):
                     break
                 j, run = j + 1, longer
-            if len(run) >= MIN_WRAPPED_LINES or (
-                run and sum(c.isalnum() for c in run[0]) >= MIN_WRAPPED_CHARS
-            ):
+            if self.long_enough(run):
                 runs.append((range(i, j), run))
             i = max(j, i + 1)
         if not runs:
-            return range(0)
-        if len(runs) > 1 or not holds(inner, runs[0][1]):
+            code = [line for line in shown if not BARE_WORD.match(line)]
+            for k in range(at, len(kept)):
+                item = kept[k]
+                if self.control_block(self.original, item) and lines[item.header] not in shown_set:
+                    inside = [
+                        line
+                        for line in lines[item.header + 1 : item.end]
+                        if line and not BARE_WORD.match(line)
+                    ]
+                    if inside and inside[0] in shown_set and self.long_enough(inside) and holds(code, inside):
+                        runs.append((range(k, k + 1), list(filter(None, lines[item.start : item.end]))))
+            if len(runs) > 1:
+                return None
+        elif len(runs) > 1 or not holds(self.inside_new_blocks(part, elided), runs[0][1]):
             return None  # written out twice, or not wrapped
+        if not runs:
+            return range(0)
         run, written = runs[0]
         moved = {line for line in (shown_set & elided) - set(written) if not BARE_WORD.match(line)}
         return None if moved else run
+
+    @staticmethod
+    def control_block(side: Side, item: Item) -> bool:
+        """`if`, `try`, `with` and the like, over lines they can wrap; not a function or a class."""
+        return item.nested and FIRST_WORD_END.split(side.normalized[item.header], maxsplit=1)[0] in WRAPPERS
+
+    @staticmethod
+    def long_enough(run: list[str]) -> bool:
+        return len(run) >= MIN_WRAPPED_LINES or (
+            bool(run) and sum(c.isalnum() for c in run[0]) >= MIN_WRAPPED_CHARS
+        )
+
+    def inside_new_blocks(self, part: list[Item], elided: set[str]) -> list[str]:
+        """The lines inside the new control blocks of `part`, "" between two blocks."""
+        inner: list[str] = []
+        for item in part:
+            if self.control_block(self.snippet, item) and self.snippet.normalized[item.header] not in elided:
+                inner += [*filter(None, self.snippet.normalized[item.header + 1 : item.end]), ""]
+        return inner
 
     def rewritten_doc(self, o_gap: list[Item], new: list[Item], reindent: Reindent) -> list[Op] | None:
         """A snippet that opens with a comment right above its first anchor (`// Package x ...` over

@@ -273,7 +273,7 @@ def plan_lines(
         attempts = [fragment_then_top, inside_container, at_top]
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
-        if ops is not None:
+        if ops is not None and not aligner.kept_twice(ops):
             return ops, []
         if aligner.reasons:
             return None, aligner.reasons

@@ -1665,3 +1665,25 @@ def test_new_code_that_writes_out_elided_lines_from_two_places_is_ambiguous() ->
     )
     result = ambiguous(SYNC, snippet, language="python")
     assert result.reasons[0].code == "unanchored_insertion"
+
+
+def test_a_control_block_unwrapped_below_an_anchor_replaces_the_block() -> None:
+    original = SYNC.replace(
+        "    rows = fetch_rows(session)\n    count = store.write(rows)\n",
+        "    if store.enabled:\n        rows = fetch_rows(session)\n        count = store.write(rows)\n",
+    )
+    snippet = (
+        "def sync(session, store):\n"
+        '    log.info("sync starting")\n'
+        "    rows = fetch_rows(session)\n"
+        "    count = store.write(rows)\n"
+        "    # ... existing code ...\n"
+    )
+    assert merged(original, snippet, language="python") == SYNC
+
+
+def test_a_function_shown_above_its_elided_neighbour_is_moved_or_copied() -> None:
+    original = "def alpha():\n    return 1\n\n\ndef beta():\n    value = compute()\n    return value + 2\n"
+    snippet = "def beta():\n    value = compute()\n    return value + 2\n\n\ndef alpha():\n    return 1\n\n\n# ...\n"
+    result = ambiguous(original, snippet, language="python")
+    assert result.reasons[0].code == "moved_or_copied"
