@@ -3,10 +3,10 @@
 A pure function of one line and the language's comment syntax. A marker is either
 
   - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
-  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis, or a
-    few words between two ellipses (`... build URL ...`), or contains an ellipsis or is short, and
-    names elided code ("existing code", "rest of the file", "unchanged", "same as before", "keep
-    existing", "remaining methods", "other functions", ...).
+  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis (`[...]`
+    too) or `snip`, or a few words between two ellipses (`... build URL ...`), or contains an
+    ellipsis or is short, and names elided code ("existing code", "rest of the file",
+    "unchanged", "same as before", "keep existing", "remaining methods", "other functions", ...).
 
 Whether a marker-shaped line that the original contains verbatim is content is decided by the
 aligner, which knows the original.
@@ -16,8 +16,8 @@ import re
 
 ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 BARE_ELLIPSIS = re.compile(rf"^[\[({{<]?\s*{ELLIPSIS}\s*[\])}}>]?[;,]?$")
-ONLY_ELLIPSIS = re.compile(rf"^{ELLIPSIS}$")
 HAS_ELLIPSIS = re.compile(ELLIPSIS)
+SNIP = re.compile(r"^[\[(<-]*\s*(snip|snipped|etc)\.?\s*[\])>-]*$", re.I)  # `/* snip */`, `# <snip>`
 CODE_NOUNS = (
     r"code|file|class|classes|function|functions|method|methods|module|implementation|body|component"
     r"|components|imports?|fields?|properties|props|members|tests?|cases|rules|styles|keys|items|entries"
@@ -147,7 +147,7 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
     body = comment_body(text, line_comments, block_comments)
     if body is None:
         return False
-    if ONLY_ELLIPSIS.match(body) or (not body and HAS_ELLIPSIS.search(text)):
+    if BARE_ELLIPSIS.match(body) or SNIP.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True
     if HAS_ELLIPSIS.search(body):
         return bool(

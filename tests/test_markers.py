@@ -52,6 +52,11 @@ MARKERS = [
     ("cpp", "    // ... Bucket, refill(), rate_, burst_, mutex_ ..."),
     ("swift", "// ... build URL ..."),
     ("ruby", "  # ... lets and #add examples ..."),
+    ("javascript", "// [...]"),
+    ("python", "# [...]"),
+    ("c", "/* snip */"),
+    ("python", "# <snip>"),
+    ("go", "// etc."),
 ]
 
 NOT_MARKERS = [
@@ -71,6 +76,8 @@ NOT_MARKERS = [
     ("python", "# ... and then it retries once more"),
     ("python", "# other options"),
     ("python", "# Types"),
+    ("python", "# snippet"),
+    ("javascript", "// etc. are handled below"),
 ]
 
 
