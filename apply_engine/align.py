@@ -226,6 +226,11 @@ def holds(lines: list[str], run: list[str]) -> bool:
     return any(lines[k : k + len(run)] == run for k in range(len(lines) - len(run) + 1))
 
 
+def holds_item(op: Op, item: Item) -> bool:
+    """Whether the op writes all of the item's lines (of its side)."""
+    return op.start <= item.start < item.end <= op.end
+
+
 def has_marker(item: Item) -> bool:
     return item.marker or any(has_marker(child) for child in item.children)
 
@@ -282,24 +287,30 @@ class Aligner:
         self.snippet = snippet
         self.snippet_unit, self.original_unit = units
         self.reasons: list[Reason] = []
-        self.crossed: list[tuple[Item, Item]] = []  # items shown word for word, out of the original's order
+        self.crossed: list[tuple[Item, Item, bool]] = []  # pairs out of order, not aligned; tied?
 
     def fail(self, code: str, message: str, item: Item | None = None) -> None:
         self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
 
-    def kept_twice(self, ops: list[Op]) -> bool:
-        """An item shown out of the original's order that the plan writes where it is shown and
-        copies where it stood (a function shown above its elided neighbour): moved, or copied?"""
-        copied = [(op.start, op.end) for op in ops if isinstance(op, Copy)]
-        inserted = [(op.start, op.end) for op in ops if isinstance(op, Insert)]
-        for s_item, o_item in self.crossed:
-            if any(lo <= o_item.start and o_item.end <= hi for lo, hi in copied) and any(
-                lo <= s_item.start and s_item.end <= hi for lo, hi in inserted
-            ):
-                line = self.snippet.lines[s_item.header].strip()
-                self.fail("moved_or_copied", f"{line[:60]!r} is shown moved and kept where it was", s_item)
-                return True
-        return False
+    def moved(self, ops: list[Op]) -> list[Op] | None:
+        """`ops` without the original copy of each function or class that the snippet shows out of
+        the original's order, word for word, when the plan copies it where it stood as well: moved
+        (one name declared twice is no edit anyone asks for). None, the reason recorded, for any
+        other item written where it is shown and copied where it stood (moved, or copied?), and
+        when the order as shown has no one longest run of anchors (which of two items moved?)."""
+        for s_item, o_item, tied in self.crossed:
+            copy = next((op for op in ops if isinstance(op, Copy) and holds_item(op, o_item)), None)
+            if copy is None or not any(isinstance(op, Insert) and holds_item(op, s_item) for op in ops):
+                continue
+            header = self.snippet.lines[s_item.header]
+            declared = s_item.nested and (self.is_function(s_item) or TYPE_DECLARATION.search(header))
+            if tied or not declared or self.snippet.text(s_item) != self.original.text(o_item):
+                self.fail("moved_or_copied", f"{header.strip()[:60]!r} is shown moved and kept where it was")
+                return None
+            k = ops.index(copy)
+            cut = [Copy(copy.start, max(copy.start, o_item.lead)), Copy(o_item.end, copy.end)]
+            ops = [*ops[:k], *(op for op in cut if op.start < op.end), *ops[k + 1 :]]
+        return ops
 
     def mapping(self, s_item: Item, o_item: Item) -> Reindent:
         s_ws = leading(self.snippet.lines[s_item.header])
@@ -312,11 +323,10 @@ class Aligner:
         """snippet index -> original index, order-preserving; None when a match is ambiguous."""
         pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
         anchors = longest_increasing(pairs)
-        self.crossed += [
-            (s_items[s], o_items[o])
-            for s, o in set(pairs) - set(anchors)
-            if self.snippet.text(s_items[s]) == self.original.text(o_items[o])
-        ]
+        for s, o in set(pairs) - set(anchors):
+            around = [(a, b) for a, b in pairs if (a < s and b < o) or (a > s and b > o)]
+            tied = len(longest_increasing(around)) + 1 == len(anchors)  # the order it left: which moved?
+            self.crossed.append((s_items[s], o_items[o], tied))
         found = dict(anchors)
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         for (sa, oa), (sb, ob) in pairwise(bounds):

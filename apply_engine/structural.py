@@ -273,7 +273,9 @@ def plan_lines(
         attempts = [fragment_then_top, inside_container, at_top]
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
-        if ops is not None and not aligner.kept_twice(ops):
+        if ops is not None:
+            ops = aligner.moved(ops)
+        if ops is not None:
             return ops, []
         if aligner.reasons:
             return None, aligner.reasons

@@ -1687,3 +1687,11 @@ def test_a_function_shown_above_its_elided_neighbour_is_moved_or_copied() -> Non
     snippet = "def beta():\n    value = compute()\n    return value + 2\n\n\ndef alpha():\n    return 1\n\n\n# ...\n"
     result = ambiguous(original, snippet, language="python")
     assert result.reasons[0].code == "moved_or_copied"
+
+
+def test_a_function_shown_word_for_word_out_of_order_among_aligned_neighbours_is_moved() -> None:
+    functions = {name: f"def {name}():\n    return {name!r}\n" for name in "abcdef"}
+    original = "\n\n".join(functions.values())
+    snippet = "\n\n".join(functions[name] for name in "eab") + "\n\n# ... existing code ...\n"
+    expected = "\n\n".join(functions[name] for name in "eabcdf")
+    assert merged(original, snippet, language="python") == expected
