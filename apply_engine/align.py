@@ -325,7 +325,9 @@ class Aligner:
         anchors = longest_increasing(pairs)
         for s, o in set(pairs) - set(anchors):
             around = [(a, b) for a, b in pairs if (a < s and b < o) or (a > s and b > o)]
-            tied = len(longest_increasing(around)) + 1 == len(anchors)  # the order it left: which moved?
+            # the order left as it is: which of them moved? Either, when two neighbours swapped
+            swapped = any(abs(s - a) == 1 and abs(o - b) == 1 and (s - a) * (o - b) < 0 for a, b in anchors)
+            tied = len(longest_increasing(around)) + 1 == len(anchors) and not swapped
             self.crossed.append((s_items[s], o_items[o], tied))
         found = dict(anchors)
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]

@@ -1682,9 +1682,17 @@ def test_a_control_block_unwrapped_below_an_anchor_replaces_the_block() -> None:
     assert merged(original, snippet, language="python") == SYNC
 
 
-def test_a_function_shown_above_its_elided_neighbour_is_moved_or_copied() -> None:
+def test_a_function_swapped_with_its_neighbour_above_a_marker_is_moved() -> None:
     original = "def alpha():\n    return 1\n\n\ndef beta():\n    value = compute()\n    return value + 2\n"
     snippet = "def beta():\n    value = compute()\n    return value + 2\n\n\ndef alpha():\n    return 1\n\n\n# ...\n"
+    expected = "def beta():\n    value = compute()\n    return value + 2\n\n\ndef alpha():\n    return 1\n"
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_two_functions_shown_in_swapped_order_with_code_between_them_elided_is_ambiguous() -> None:
+    functions = {name: f"def {name}():\n    return {name!r}\n" for name in "abcd"}
+    original = "\n\n".join(functions.values())
+    snippet = "# ...\n" + "\n\n".join(functions[name] for name in "db") + "\n\n# ...\n"
     result = ambiguous(original, snippet, language="python")
     assert result.reasons[0].code == "moved_or_copied"
 
