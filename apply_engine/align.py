@@ -561,11 +561,14 @@ class Aligner:
             if sb < len(s_items):
                 last = not s_items[sb].closer and all(item.marker for item in s_items[sb + 1 :])
                 # its rest is elided by a marker right below it less indented than its header, or
-                # by one below its last line, the original's closer not shown
+                # by one below its last line, the original's closer not shown, or by the marker deep
+                # in it that ends what the snippet shows of it (nothing shown after it says deleted)
                 item, below = s_items[sb], s_items[sb + 1] if sb + 1 < len(s_items) else None
                 elided = below is not None and below.marker and self.depth(below) < self.depth(item)
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
+                shown_last = (below is None and tail_elided) or (below is not None and below.marker)
+                elided = elided or (shown_last and self.ends_deep_in_marker(item))
                 shown_spacing = sb > 0 and not s_items[sb - 1].marker
                 head_elided = top and sa < 0 and not whole_file
                 pair = self.pair(
@@ -1348,11 +1351,12 @@ class Aligner:
         return len(shown) < len(prefix) and prefix[len(prefix) - len(shown) :] == shown
 
     def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
-        """The snippet shows just the comment above an original item (a marker elides the rest)."""
+        """The snippet shows just the comment or the decorators above an original item, or their
+        first lines (a marker elides the rest)."""
         if s_item.children or not o_item.prefix:
             return False
         prefix = "\n".join(normalize(line) for line in self.original.lines[o_item.start : o_item.header])
-        return prefix == self.snippet.text(s_item)
+        return f"{prefix}\n".startswith(f"{self.snippet.text(s_item)}\n")
 
     def look_alike(self, s_items: list[Item], o_items: list[Item]) -> bool:
         """A new markup element next to an elided one with the same tag: an edit or an insertion?"""
@@ -1586,6 +1590,11 @@ class Aligner:
         `if ... {`, `// ... existing code ...`, then the closer of the block around them): the
         marker elides the rest of it and what follows it in that block, up to the closer shown."""
         return s_item.nested and not s_item.closer and o_item.closer and last_descendants(s_item)[-1].marker
+
+    def ends_deep_in_marker(self, item: Item) -> bool:
+        """A block without a closer whose last line is a marker in a block inside it."""
+        chain = last_descendants(item)
+        return len(chain) > 2 and chain[-1].marker and not item.closer
 
     def ends_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker no deeper than its header (TOML's

@@ -1703,3 +1703,71 @@ def test_a_function_shown_word_for_word_out_of_order_among_aligned_neighbours_is
     snippet = "\n\n".join(functions[name] for name in "eab") + "\n\n# ... existing code ...\n"
     expected = "\n\n".join(functions[name] for name in "eabcdf")
     assert merged(original, snippet, language="python") == expected
+
+
+def test_the_first_annotation_of_an_item_shown_above_a_marker_is_the_originals() -> None:
+    original = (
+        "class Orders {\n"
+        '    @PostMapping("/{id}/cancel")\n'
+        "    public void cancel(UUID id) {\n        service.cancel(id);\n    }\n\n"
+        '    @DeleteMapping("/{id}")\n'
+        "    @PreAuthorize(\"hasRole('ADMIN')\")\n"
+        "    public void delete(UUID id) {\n        service.delete(id);\n    }\n"
+        "}\n"
+    )
+    snippet = (
+        "class Orders {\n"
+        '    @PostMapping("/{id}/cancel")\n'
+        "    public void cancel(UUID id) {\n        service.cancel(id);\n    }\n\n"
+        '    @PostMapping("/{id}/refund")\n'
+        "    public void refund(UUID id) {\n        service.refund(id);\n    }\n\n"
+        '    @DeleteMapping("/{id}")\n'
+        "    // ... existing code ...\n"
+        "}\n"
+    )
+    expected = original.replace(
+        '    @DeleteMapping("/{id}")\n',
+        '    @PostMapping("/{id}/refund")\n'
+        "    public void refund(UUID id) {\n        service.refund(id);\n    }\n\n"
+        '    @DeleteMapping("/{id}")\n',
+    )
+    assert merged(original, snippet, language="java") == expected
+
+
+def test_a_marker_deep_in_the_last_block_shown_of_a_method_keeps_the_rest_of_the_method() -> None:
+    original = (
+        "class Queue:\n"
+        "    def put(self, item):\n"
+        '        """Put an item into the queue."""\n'
+        "        with self.not_full:\n"
+        "            if self.maxsize > 0:\n"
+        "                self.wait_for_room()\n"
+        "            self._put(item)\n"
+        "            self.not_empty.notify()\n"
+        "\n"
+        "    def get(self):\n"
+        "        return self._get()\n"
+    )
+    snippet = (
+        "class Queue:\n"
+        "    def put(self, item):\n"
+        "        # ... docstring unchanged ...\n"
+        "        with self.not_full:\n"
+        "            if self.closed:\n"
+        "                raise Closed\n"
+        "            if self.maxsize > 0:\n"
+        "                # ... existing code ...\n"
+        "\n"
+        "    # ... existing code ...\n"
+        "\n"
+        "    def close(self):\n"
+        "        self.closed = True\n"
+    )
+    expected = (
+        original.replace(
+            "            if self.maxsize > 0:\n",
+            "            if self.closed:\n                raise Closed\n            if self.maxsize > 0:\n",
+        )
+        + "\n    def close(self):\n        self.closed = True\n"
+    )
+    assert merged(original, snippet, language="python") == expected
