@@ -95,6 +95,7 @@ BLOCK_UNSURE_SIMILARITY = 0.6
 # line has this many letters and digits (see Aligner.condition_body_of)
 CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
 CONDITIONS_START = tuple(CONDITIONS)
+JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
@@ -968,8 +969,12 @@ class Aligner:
 
     @staticmethod
     def control_block(side: Side, item: Item) -> bool:
-        """`if`, `try`, `with` and the like, over lines they can wrap; not a function or a class."""
-        return item.nested and FIRST_WORD_END.split(side.normalized[item.header], maxsplit=1)[0] in WRAPPERS
+        """`if`, `try`, `with`, JSX's `{ready && (` and the like, over lines they can wrap; not a
+        function or a class."""
+        header = side.normalized[item.header]
+        return item.nested and (
+            FIRST_WORD_END.split(header, maxsplit=1)[0] in WRAPPERS or bool(JSX_CONDITION.match(header))
+        )
 
     @staticmethod
     def long_enough(run: list[str]) -> bool:

@@ -1771,3 +1771,21 @@ def test_a_marker_deep_in_the_last_block_shown_of_a_method_keeps_the_rest_of_the
         + "\n    def close(self):\n        self.closed = True\n"
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_jsx_condition_wrapping_an_elided_element_replaces_it() -> None:
+    original = (
+        "export function Settings() {\n  return (\n    <div>\n      <h1>Settings</h1>\n"
+        '      <Section title="API access">\n        <Key />\n      </Section>\n'
+        '      <Section title="Data">\n        <Export />\n      </Section>\n    </div>\n  );\n}\n'
+    )
+    snippet = (
+        "      <h1>Settings</h1>\n      {/* ... existing code ... */}\n      {isOwner && (\n"
+        '        <Section title="API access">\n          <Key />\n        </Section>\n      )}\n'
+        "      {/* ... existing code ... */}\n"
+    )
+    expected = original.replace(
+        '      <Section title="API access">\n        <Key />\n      </Section>\n',
+        '      {isOwner && (\n        <Section title="API access">\n          <Key />\n        </Section>\n      )}\n',
+    )
+    assert merged(original, snippet, language="tsx") == expected
