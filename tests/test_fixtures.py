@@ -34,8 +34,10 @@ MIN_REAL_SIZE = 30  # originals of 300+ lines taken from permissively licensed c
 REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
 STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
-ADVERSARIAL_MIN_EXACT_RATE = 0.70  # written against the newest rules, to break them: 78.0% when it landed
-EVERYDAY_MIN_EXACT_RATE = 0.75  # six blind sets of everyday edits: 67.5% blind, 80.7% with fixes
+ADVERSARIAL_MIN_EXACT_RATE = (
+    0.70  # written against the newest rules, to break them: 75.4% with a red-team round
+)
+EVERYDAY_MIN_EXACT_RATE = 0.75  # seven blind sets of everyday edits: 68.3% blind, 80.4% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
