@@ -1590,40 +1590,19 @@ SYNC = (
 )
 
 
-def test_a_new_block_below_an_anchor_wrapping_elided_lines_replaces_them() -> None:
+@pytest.mark.parametrize(
+    "wrapped",
+    ["    rows = fetch_rows(session)\n    count = store.write(rows)\n", "    rows = fetch_rows(session)\n"],
+    ids=["two-lines", "one-line"],
+)
+def test_a_new_block_below_an_anchor_wrapping_elided_lines_replaces_them(wrapped: str) -> None:
+    wrapper = "    try:\n" + wrapped.replace("    ", "        ") + "    except IOError:\n        return 0\n"
     snippet = (
-        "def sync(session, store):\n"
-        '    log.info("sync starting")\n'
-        "    try:\n"
-        "        rows = fetch_rows(session)\n"
-        "        count = store.write(rows)\n"
-        "    except IOError:\n"
-        "        return 0\n"
-        "    # ... existing code ...\n"
+        'def sync(session, store):\n    log.info("sync starting")\n'
+        + wrapper
+        + "    # ... existing code ...\n"
     )
-    expected = SYNC.replace(
-        "    rows = fetch_rows(session)\n    count = store.write(rows)\n",
-        "    try:\n        rows = fetch_rows(session)\n        count = store.write(rows)\n"
-        "    except IOError:\n        return 0\n",
-    )
-    assert merged(SYNC, snippet, language="python") == expected
-
-
-def test_a_new_block_wrapping_one_elided_line_replaces_it() -> None:
-    snippet = (
-        "def sync(session, store):\n"
-        '    log.info("sync starting")\n'
-        "    try:\n"
-        "        rows = fetch_rows(session)\n"
-        "    except IOError:\n"
-        "        return 0\n"
-        "    # ... existing code ...\n"
-    )
-    expected = SYNC.replace(
-        "    rows = fetch_rows(session)\n",
-        "    try:\n        rows = fetch_rows(session)\n    except IOError:\n        return 0\n",
-    )
-    assert merged(SYNC, snippet, language="python") == expected
+    assert merged(SYNC, snippet, language="python") == SYNC.replace(wrapped, wrapper)
 
 
 def test_a_new_block_between_two_markers_wrapping_elided_lines_goes_where_they_stood() -> None:
