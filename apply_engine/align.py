@@ -835,7 +835,9 @@ class Aligner:
             return None
         wrapping = [(run, part) for run, part in zip(runs, free, strict=True) if run]
         if wrapping and fragments:
-            self.fail("unanchored_insertion", "new code wraps elided code a fragment goes in", middle[0])
+            self.fail(
+                "unanchored_insertion", "new code wraps elided code a fragment goes in", wrapping[0][1][0]
+            )
             return None
         if middle and kept and not all(runs[1:-1]):
             self.fail(
