@@ -947,27 +947,33 @@ class Aligner:
             if self.long_enough(run):
                 runs.append((range(i, j), run))
             i = max(j, i + 1)
-        if not runs:
-            code = [line for line in shown if not BARE_WORD.match(line)]
-            for k in range(at, len(kept)):
-                item = kept[k]
-                if self.control_block(self.original, item) and lines[item.header] not in shown_set:
-                    inside = [
-                        line
-                        for line in lines[item.header + 1 : item.end]
-                        if line and not BARE_WORD.match(line)
-                    ]
-                    if inside and inside[0] in shown_set and self.long_enough(inside) and holds(code, inside):
-                        runs.append((range(k, k + 1), list(filter(None, lines[item.start : item.end]))))
-            if len(runs) > 1:
-                return None
-        elif len(runs) > 1 or not holds(self.inside_new_blocks(part, elided), runs[0][1]):
+        if runs and (len(runs) > 1 or not holds(self.inside_new_blocks(part, elided), runs[0][1])):
             return None  # written out twice, or not wrapped
+        runs = runs or self.unwrapped(kept, at, shown)
+        if len(runs) > 1:
+            return None
         if not runs:
             return range(0)
         run, written = runs[0]
         moved = {line for line in (shown_set & elided) - set(written) if not BARE_WORD.match(line)}
         return None if moved else run
+
+    def unwrapped(self, kept: list[Item], at: int, shown: list[str]) -> list[tuple[range, list[str]]]:
+        """The elided control blocks, from `at` on, whose whole body `shown` writes out without
+        their header, each with its lines."""
+        lines, shown_set = self.original.normalized, set(shown)
+        code = [line for line in shown if not BARE_WORD.match(line)]
+        found = []
+        for k in range(at, len(kept)):
+            item = kept[k]
+            if not self.control_block(self.original, item) or lines[item.header] in shown_set:
+                continue
+            inside = [
+                line for line in lines[item.header + 1 : item.end] if line and not BARE_WORD.match(line)
+            ]
+            if inside and inside[0] in shown_set and self.long_enough(inside) and holds(code, inside):
+                found.append((range(k, k + 1), list(filter(None, lines[item.start : item.end]))))
+        return found
 
     @staticmethod
     def control_block(side: Side, item: Item) -> bool:
