@@ -83,6 +83,8 @@ TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|mo
 DOCSTRING = ('"""', "'''")
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
+MIN_RENAMED_BODY_CHARS = 40  # ... nor does a body of two short lines (`self.close()`, `return self`)
+DECLARED_NAME = re.compile(r"[A-Za-z_$][\w$]*$")  # the name a declaration's key ends with: `def parse`
 MIN_WRAPPED_LINES = 2  # elided lines a new block must write out to be taken as wrapping them
 MIN_WRAPPED_CHARS = 16  # ... or letters and digits of one line
 # a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
@@ -375,6 +377,15 @@ class Aligner:
             self.pair_unique(
                 pairs, o_groups, s_groups, lambda s, o: self.edited_condition(s_items[s], o_items[o])
             )
+        taken = {s for s, _ in pairs}
+        unpaired = [s for s in s_range if s not in taken]
+        s_groups = self.group(s_items, unpaired, self.renamed_body_of, self.snippet)
+        if s_groups:  # a declaration not paired yet: renamed?
+            o_taken = {o for _, o in pairs}
+            o_groups = self.group(o_items, o_range, self.renamed_body_of, self.original)
+            self.pair_unique(
+                pairs, o_groups, s_groups, lambda s, o: o not in o_taken and self.renamed(o_items[o])
+            )
         return pairs
 
     @staticmethod
@@ -473,6 +484,30 @@ class Aligner:
         if sum(c.isalnum() for c in first) < MIN_CONDITION_BODY:
             return None
         return f"B{word}\n{first}"
+
+    @staticmethod
+    def renamed_body_of(side: Side, item: Item) -> str | None:
+        """A declaration (`def name(`, `func (s *S) name(`) by what its key says before the name and
+        its whole body, so that one shown renamed over the same body finds its original; None for
+        any other item, and for a body too short to tell one from another."""
+        if not item.nested or has_marker(item):
+            return None
+        key = side.key(item)
+        name = DECLARED_NAME.search(key)
+        if name is None or key == side.normalized[item.header]:
+            return None  # no declaration
+        text = body(side, item)
+        if text.count("\n") + 1 < MIN_RENAMED_BODY_LINES or len(text) < MIN_RENAMED_BODY_CHARS:
+            return None
+        return f"R{key[: name.start()]}\n{text}"
+
+    def renamed(self, o_item: Item) -> bool:
+        """The original of a declaration shown over its body with a new name was renamed, unless
+        the snippet still names it (the new one may be its copy)."""
+        name = DECLARED_NAME.search(self.original.key(o_item))
+        assert name is not None
+        used = re.compile(rf"(?<![\w$]){re.escape(name.group())}(?![\w$])")
+        return not any(used.search(line) for line in self.snippet.lines)
 
     def edited_condition(self, s_item: Item, o_item: Item) -> bool:
         """A condition much like the original's over the same first line: the condition was edited

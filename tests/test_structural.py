@@ -374,6 +374,32 @@ def test_a_renamed_function_is_ambiguous_rather_than_duplicated() -> None:
     assert ambiguous(original, snippet, language="python").reasons[0].code == "renamed_or_copied"
 
 
+PAIRS = """import os
+
+
+def parse(text):
+    lines = text.splitlines()
+    return [line.split("=") for line in lines if line]
+
+
+def main():
+    pairs = parse(os.environ["CONFIG"])
+"""
+
+
+def test_a_function_shown_renamed_over_its_whole_body_is_renamed_in_place() -> None:
+    body = '    lines = text.splitlines()\n    return [line.split("=") for line in lines if line]\n'
+    renamed = PAIRS.replace("parse(", "parse_pairs(")
+    snippet = f"# ... existing code ...\n\n\ndef parse_pairs(text):\n{body}\n\n# ... existing code ...\n"
+    assert merged(PAIRS, snippet, language="python") == renamed.replace("parse_pairs(os", "parse(os")
+    call_site = "def main():\n    pairs = parse_pairs(os.environ['CONFIG'])\n".replace("'", '"')
+    snippet = snippet + f"\n\n{call_site}"
+    assert merged(PAIRS, snippet, language="python") == renamed
+    # the snippet still calls the old name: the new function may be a copy
+    snippet = snippet.replace("parse_pairs(os", "parse(os")
+    ambiguous(PAIRS, snippet, language="python")
+
+
 def test_a_stub_method_added_where_the_file_writes_ellipsis_bodies_is_code() -> None:
     original = "from typing import Protocol\n\n\nclass Shape(Protocol):\n    def area(self) -> float: ...\n"
     snippet = (
