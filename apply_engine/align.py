@@ -97,6 +97,7 @@ BLOCK_UNSURE_SIMILARITY = 0.6
 # line has this many letters and digits (see Aligner.condition_body_of)
 CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
 CONDITIONS_START = tuple(CONDITIONS)
+CLAUSE = re.compile(r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|catch)\b")  # continues a block
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
@@ -574,6 +575,8 @@ class Aligner:
             or (open_end and any(has_marker(item) for item in s_items))
             or (last_shown in matches and self.left_open(s_items[last_shown], o_items[matches[last_shown]]))
         )
+        if open_end and not keeps_tail and self.shows_first_items(o_items, s_items):
+            return None
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
             if sa < 0:
@@ -607,13 +610,43 @@ class Aligner:
                 elided = elided or (shown_last and self.ends_deep_in_marker(item))
                 shown_spacing = sb > 0 and not s_items[sb - 1].marker
                 head_elided = top and sa < 0 and not whole_file
+                # a clause shown last (`except E:`, then a marker no deeper or the elided rest of
+                # its block): the clauses after it are elided too
+                chain_elided = (
+                    (open_end and last)
+                    or (below is None and tail_elided)
+                    or (below is not None and below.marker and self.depth(below) <= self.depth(item))
+                )
                 pair = self.pair(
-                    o_items[ob], s_items[sb], shown_spacing, open_end and last, elided, head_elided
+                    o_items[ob],
+                    s_items[sb],
+                    shown_spacing,
+                    open_end and last,
+                    elided,
+                    head_elided,
+                    chain_elided,
                 )
                 if pair is None:
                     return None
                 ops += pair
         return ops
+
+    def shows_first_items(self, o_items: list[Item], s_items: list[Item]) -> bool:
+        """A block's first items shown word for word where the snippet ends inside it: the rest
+        may be elided (left for the marker after it) or deleted; the reason is recorded."""
+        n = len(s_items)
+        if not n or n >= len(o_items):
+            return False
+        if any(
+            self.snippet.text(s) != self.original.text(o) for s, o in zip(s_items, o_items[:n], strict=True)
+        ):
+            return False
+        self.fail(
+            "elided_or_deleted",
+            "a block shown up to where the snippet ends: its rest elided or deleted?",
+            s_items[-1],
+        )
+        return True
 
     def fragments_alone(
         self, o_items: list[Item], s_items: list[Item], reindent: Reindent
@@ -622,7 +655,9 @@ class Aligner:
         `# ...`): each run of deeper code goes in the one elided block that holds it. None, with
         no reason kept, when that does not place them (new code appended by its closers)."""
         depths = [self.depth(item) for item in s_items if item.marker]
-        if not depths or any(self.depth(item) <= min(depths) for item in s_items if not item.marker):
+        if not depths or not all(
+            self.elided_inside(item, min(depths)) for item in s_items if not item.marker
+        ):
             return None
         reasons = len(self.reasons)
         placed = self.gap(o_items, s_items, reindent, None, None, min(depths))
@@ -673,6 +708,15 @@ class Aligner:
     def depth(self, item: Item) -> int:
         return len(leading(self.snippet.lines[item.header]))
 
+    def elided_inside(self, item: Item, base: int) -> bool:
+        """Whether a snippet item below a marker at depth `base` goes inside the block the marker
+        elides: it stands deeper, or it is a clause that continues that block (`else:`, `} catch
+        (e) {`), the clauses above it elided."""
+        depth = self.depth(item)
+        return depth > base or (
+            depth == base and CLAUSE.match(self.snippet.normalized[item.header]) is not None
+        )
+
     def fragments(
         self, items: list[Item], base: int | None, edge: str | None
     ) -> tuple[list[Item], list[Fragment]] | None:
@@ -688,11 +732,14 @@ class Aligner:
             rest.append(items[k])
             k += 1
             if not (
-                rest[-1].marker and k < len(items) and not items[k].marker and self.depth(items[k]) > base
+                rest[-1].marker
+                and k < len(items)
+                and not items[k].marker
+                and self.elided_inside(items[k], base)
             ):
                 continue
             end = k
-            while end < len(items) and self.depth(items[end]) > base:
+            while end < len(items) and self.elided_inside(items[end], base):
                 end += 1
             stop = end
             while stop > k and self.closes(items[stop - 1]):
@@ -1520,10 +1567,13 @@ class Aligner:
         open_end: bool = False,
         tail_elided: bool = False,
         head_elided: bool = False,
+        chain_elided: bool = False,
     ) -> list[Op] | None:
         """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count;
         `open_end`, `tail_elided`: see `level`; `head_elided`: the snippet starts at this item and
-        leaves out the file above it (with the comment above it, even in a rewrite)."""
+        leaves out the file above it (with the comment above it, even in a rewrite);
+        `chain_elided`: the clauses that continue the original item (`except`, `else`) are kept
+        when the snippet shows none of them."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -1566,10 +1616,29 @@ class Aligner:
         s_body, o_body = s_item.children, o_item.children
         if (s_close is None) != (o_close is None):  # a signature over several lines on one side only
             header, s_body, o_body = self.signature(o_item, s_item, o_close, s_close, reindent)
+        chain = self.clauses(self.original, o_item) if chain_elided else []
+        if chain and not self.clauses(self.snippet, s_item) and len(chain) < len(o_body):
+            inner = self.level(o_body[: -len(chain)], s_body, reindent, False, open_end, tail_elided)
+            if inner is None:
+                return None
+            return [*head, header, *inner, Copy(chain[0].lead, o_item.end)]
         inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided)
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    @staticmethod
+    def clauses(side: Side, item: Item) -> list[Item]:
+        """The clauses that continue a block (`else:`, `except E:`, `rescue`), each nested in the
+        one before it: the last children, as deep as the block's header."""
+        depth = leading(side.lines[item.header])
+        chain = takewhile(
+            lambda child: (
+                leading(side.lines[child.header]) == depth and CLAUSE.match(side.normalized[child.header])
+            ),
+            item.children[::-1],
+        )
+        return list(chain)[::-1]
 
     @staticmethod
     def signature_close(side: Side, item: Item) -> Item | None:
@@ -1655,7 +1724,7 @@ class Aligner:
 
     def is_function(self, item: Item) -> bool:
         """A function or method declaration (not a class, a control block or a call with a callback)."""
-        header = normalize(self.snippet.lines[item.header])
+        header = normalize(self.snippet.lines[item.header]).lstrip("} ")  # `} catch (e) {` is no function
         first = re.split(r"[^\w$]", header, maxsplit=1)[0]
         name, paren, arguments = header.partition("(")
         if not paren or first in CONTROL or TYPE_DECLARATION.search(name) or "=" in name or "=>" in header:

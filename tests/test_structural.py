@@ -1794,3 +1794,85 @@ def test_a_jsx_condition_wrapping_an_elided_element_replaces_it() -> None:
         '      {isOwner && (\n        <Section title="API access">\n          <Key />\n        </Section>\n      )}\n',
     )
     assert merged(original, snippet, language="tsx") == expected
+
+
+LOAD = """def load(path):
+    try:
+        with open(path) as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except PermissionError:
+        raise
+    finally:
+        log("done")
+    return data
+"""
+FETCH = """async function fetchUser(id) {
+  try {
+    const res = await fetch(`/api/users/${id}`);
+    return await res.json();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
+}
+"""
+LOADER = """class Loader
+  def load(path)
+    File.read(path)
+  rescue Errno::ENOENT
+    nil
+  ensure
+    @loaded = true
+  end
+end
+"""
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "old", "new", "language"),
+    [
+        # the clauses after the one shown stay
+        (
+            LOAD,
+            'def load(path):\n    # ...\n    except FileNotFoundError:\n        return ""\n    # ...\n',
+            "return None",
+            'return ""',
+            "python",
+        ),
+        (
+            LOAD,
+            'def load(path):\n    # ...\n    finally:\n        log("load done")\n    return data\n',
+            '"done"',
+            '"load done"',
+            "python",
+        ),
+        (
+            FETCH,
+            '// ...\n  } catch (err) {\n    console.error("fetchUser failed", err);\n    throw err;\n  }\n}\n',
+            "console.error(err)",
+            'console.error("fetchUser failed", err)',
+            "javascript",
+        ),
+        (
+            LOADER,
+            'class Loader\n  def load(path)\n    # ...\n  rescue Errno::ENOENT\n    ""\n  # ...\n  end\nend\n',
+            "nil",
+            '""',
+            "ruby",
+        ),
+    ],
+)
+def test_a_clause_shown_below_a_marker_edits_that_clause_of_the_elided_block(
+    original: str, snippet: str, old: str, new: str, language: str
+) -> None:
+    assert merged(original, snippet, language=language) == original.replace(old, new)
+
+
+@pytest.mark.parametrize("after", ["", "    # ...\n", "# ...\n"])
+def test_a_block_shown_unchanged_up_to_where_the_snippet_ends_is_ambiguous(after: str) -> None:
+    # `c()` may be elided by the marker below the block, or deleted
+    original = "def f(x):\n    start()\n    if x:\n        a()\n        b()\n        c()\n    finish()\n"
+    snippet = f"def f(x):\n    # ...\n    if x:\n        a()\n        b()\n{after}"
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "elided_or_deleted"
