@@ -14,10 +14,10 @@ import threading
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate, islice
+from itertools import accumulate, islice, takewhile
 from operator import add
 
-from apply_engine.align import Aligner, Copy, Insert, Op, Side
+from apply_engine.align import Aligner, Copy, Insert, Op, Side, has_marker
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.keys import normalize
 from apply_engine.languages import (
@@ -270,7 +270,7 @@ def plan_lines(
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
-        attempts = [fragment_then_top, inside_container, at_top]
+        attempts = [fragment_then_top, tail_then_code, inside_container, at_top]
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
         if ops is not None:
@@ -346,10 +346,99 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
         return None
     after = o_tree[position + 1 :]
     head, closer = Copy(0, container.children[0].lead), Copy(container.children[-1].end, container.end)
-    if not after or all(item.marker for item in rest):
+    if all(item.marker for item in rest):
         return [head, *inner, closer, Copy(container.end, size)]
+    if not after:  # new code after the file's last item
+        new = list(takewhile(lambda item: not item.marker, rest))
+        if any(has_marker(item) for item in new) or not all(item.marker for item in rest[len(new) :]):
+            return None
+        return [head, *inner, closer, *aligner.inserts(new, identity()), Copy(container.end, size)]
     outer = aligner.level(after, rest, identity(), top=True, open_end=True)
     return None if outer is None else [head, *inner, closer, *outer, Copy(o_tree[-1].end, size)]
+
+
+def tail_then_code(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
+    """`marker, the last lines of a block, then code less indented`: the code goes right after the
+    block that those lines end, as a sibling of the block around them at its depth (a new method
+    below the last line of the one above it). The original block is the one whose last lines the
+    snippet shows word for word, with its closers (`}`) when they are shown; the rest of the
+    snippet is aligned with what follows it."""
+    lines = aligner.snippet.lines
+    if len(s_tree) < 3 or not s_tree[0].marker or s_tree[1].marker:
+        return None
+    depth = column(lines[s_tree[1].header])
+    cut = next((k for k in range(2, len(s_tree)) if column(lines[s_tree[k].header]) < depth), None)
+    if cut is None or any(item.marker for item in s_tree[1:cut]):
+        return None
+    tail = s_tree[1:cut]
+    closers = list(takewhile(lambda item: PURE_CLOSER.match(lines[item.header].strip()), s_tree[cut:]))
+    rest = s_tree[cut + len(closers) :]
+    if not rest or rest[0].marker:
+        return None
+    shown_closers = [lines[item.header].strip() for item in closers]
+    found = []
+    for chain in ending_blocks(o_tree, tail, aligner):
+        reindent = aligner.mapping(tail[0], chain[-1])
+        at = leading(reindent.apply(lines[rest[0].header]))
+        # the block the code follows: the one at its depth that the shown lines (and closers) end
+        for k in range(len(chain) - 2, -1, -1):
+            closed = chain[k:-1]
+            if k < len(chain) - 2 and chain[k].children[-1] is not chain[k + 1]:
+                break  # lines of this block follow the one the shown lines end
+            o_closers = [aligner.original.lines[item.end - 1].strip() for item in closed[::-1] if item.closer]
+            if o_closers != shown_closers:
+                continue
+            if closers:  # the code stands as deep as the last closer, which closes that block
+                placed = column(lines[rest[0].header]) == column(lines[closers[-1].header])
+            else:
+                placed = leading(aligner.original.lines[chain[k].header]) == at
+            if placed:
+                found.append((chain, k))
+    if len(found) != 1:
+        return None
+    chain, k = found[0]
+    block = chain[k]
+    reindent = aligner.mapping(rest[0], block)  # the code stands beside the block
+    siblings = chain[k - 1].children if k else o_tree
+    after = siblings[siblings.index(block) + 1 :]
+    aligner.rewrite = False
+    new = list(takewhile(lambda item: not item.marker, rest))
+    shown_after = [item for item in rest[len(new) :] if not item.marker]
+    # new code alone: it goes there, and what follows the block stays (shown or not)
+    alone = not after or not aligner.unique_pairs(after, new, range(len(new)), range(len(after)))
+    if not shown_after and alone:
+        if any(has_marker(item) for item in new):
+            return None
+        return [Copy(0, block.end), *aligner.inserts(new, reindent), Copy(block.end, size)]
+    if not after:
+        return None
+    outer = aligner.level(after, rest, reindent, top=False, open_end=True, tail_elided=True)
+    return None if outer is None else [Copy(0, block.end), *outer, Copy(after[-1].end, size)]
+
+
+def ending_blocks(o_tree: list[Item], tail: list[Item], aligner: Aligner) -> list[list[Item]]:
+    """Each chain of original items, from the top level down, to one shown last items `tail` end:
+    the snippet's items word for word, the last children of the chain's last item."""
+    first = aligner.snippet.normalized[tail[0].header]
+    texts = [aligner.snippet.text(item) for item in tail]
+    chains = []
+    for line, text in enumerate(aligner.original.normalized):
+        if text != first:
+            continue
+        chain: list[Item] = []
+        items = o_tree
+        while True:
+            item = next((item for item in items if item.start <= line < item.end), None)
+            if item is None or item.header == line:
+                break
+            chain.append(item)
+            items = item.children
+        if item is None or not chain:
+            continue
+        shown = chain[-1].children[-len(tail) :]
+        if shown[0] is item and [aligner.original.text(o) for o in shown] == texts:
+            chains.append([*chain, item])
+    return chains
 
 
 def without_outer_closers(s_tree: list[Item], lines: list[str]) -> list[Item]:

@@ -1876,3 +1876,86 @@ def test_a_block_shown_unchanged_up_to_where_the_snippet_ends_is_ambiguous(after
     original = "def f(x):\n    start()\n    if x:\n        a()\n        b()\n        c()\n    finish()\n"
     snippet = f"def f(x):\n    # ...\n    if x:\n        a()\n        b()\n{after}"
     assert ambiguous(original, snippet, language="python").reasons[0].code == "elided_or_deleted"
+
+
+STORE = """class Store:
+    def get(self, key):
+        value = self.data.get(key)
+        return value
+
+    def put(self, key, value):
+        self.data[key] = value
+        return None
+
+    def drop(self, key):
+        self.data.pop(key)
+        return None
+
+
+def helper():
+    return 1
+"""
+STORE_JS = """export class Store {
+  get(key) {
+    const value = this.data.get(key);
+    return value;
+  }
+
+  put(key, value) {
+    this.data.set(key, value);
+  }
+}
+"""
+HAS = "    def has(self, key):\n        return key in self.data\n"
+HAS_JS = "  has(key) {\n    return this.data.has(key);\n  }\n"
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "anchor", "new", "language"),
+    [
+        (
+            STORE,
+            f"# ...\n        return value\n\n{HAS}\n    # ...\n",
+            "        return value\n",
+            f"\n{HAS}",
+            "python",
+        ),
+        (STORE, f"# ...\n        return value\n\n{HAS}", "        return value\n", f"\n{HAS}", "python"),
+        (
+            STORE,
+            "# ...\n        self.data.pop(key)\n        return None\n\n\ndef other():\n    return 2\n\n\n# ...\n",
+            "        self.data.pop(key)\n        return None\n",
+            "\n\ndef other():\n    return 2\n",
+            "python",
+        ),
+        (
+            STORE_JS,
+            f"// ...\n    return value;\n  }}\n\n{HAS_JS}// ...\n",
+            "    return value;\n  }\n",
+            f"\n{HAS_JS}",
+            "javascript",
+        ),
+        (
+            STORE_JS,
+            "// ...\n    this.data.set(key, value);\n  }\n}\n\nexport function other() {}\n",
+            "    this.data.set(key, value);\n  }\n}\n",
+            "\nexport function other() {}\n",
+            "javascript",
+        ),
+    ],
+)
+def test_the_last_lines_of_a_block_then_less_indented_code_go_after_that_block(
+    original: str, snippet: str, anchor: str, new: str, language: str
+) -> None:
+    assert merged(original, snippet, language=language) == original.replace(anchor, anchor + new)
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "# ...\n        return None\n\n    def clear(self):\n        self.data.clear()\n# ...\n",  # ends two methods
+        "# ...\n        return value\n\n\ndef other():\n    pass\n# ...\n",  # not the class's last lines
+    ],
+)
+def test_the_last_lines_of_no_one_block_then_less_indented_code_are_ambiguous(snippet: str) -> None:
+    ambiguous(STORE, snippet, language="python")
