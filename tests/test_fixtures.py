@@ -35,9 +35,9 @@ REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
 STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
 ADVERSARIAL_MIN_EXACT_RATE = (
-    0.70  # written against the newest rules, to break them: 75.4% with a red-team round
+    0.70  # written against the newest rules, to break them: 78.5% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.75  # seven blind sets of everyday edits: 68.3% blind, 80.4% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.75  # seven blind sets of everyday edits: 68.3% blind, 81.1% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
