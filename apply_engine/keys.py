@@ -53,6 +53,7 @@ DECLARATION_WORDS = frozenset(
     ]
 )
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
+HASH_ENTRY = re.compile(r"^(['\"][^'\"]+['\"]|:\w+)\s*=>")  # PHP's `'sku' => [...]`, Ruby's `:sku => 1`
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
 CONTROL = frozenset(
@@ -133,7 +134,7 @@ def signature_key(line: str) -> str:
         if found:
             return found.group(1)
     if ":" in text or "=" in text:
-        found = ASSIGN.match(text) or PIN.match(text)
+        found = ASSIGN.match(text) or PIN.match(text) or HASH_ENTRY.match(text)
         if found:
             return found.group(1)
     if text.endswith(";"):

@@ -178,6 +178,9 @@ def identity() -> Reindent:
     return Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 
 
+EMBEDDED_COMMENTS = ("#", "//", "--", ";", "%")  # SQL, shell, Lisp, TeX... in another file's strings
+
+
 def find_markers(
     snippet_lines: list[str], original_lines: list[str], language: str, original_text: str
 ) -> set[int]:
@@ -468,6 +471,12 @@ def finish(
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
     if any(k in markers for k in inserted):
         return ambiguous(language, "marker_in_output", "a marker would be written into the file")
+    # a marker in an embedded language (`-- ...` in SQL in a Java string) is no marker of the file's
+    stray = {edit.lines[k].strip() for k in inserted if is_marker(edit.lines[k], EMBEDDED_COMMENTS)}
+    if stray and not stray <= {line.strip() for line in source.lines}:
+        return ambiguous(
+            language, "marker_in_output", f"a marker would be written into the file: {min(stray)!r}"
+        )
     inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
     if inline and not set(inline) <= {line.strip() for line in source.lines}:
         return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")

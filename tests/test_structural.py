@@ -1959,3 +1959,19 @@ def test_the_last_lines_of_a_block_then_less_indented_code_go_after_that_block(
 )
 def test_the_last_lines_of_no_one_block_then_less_indented_code_are_ambiguous(snippet: str) -> None:
     ambiguous(STORE, snippet, language="python")
+
+
+def test_a_marker_of_an_embedded_language_is_never_written_into_the_file() -> None:
+    # `-- ...` in SQL inside a Java text block: no marker of Java's, yet no code either
+    original = 'class Q {\n    static final String SQL = """\n        SELECT id,\n               name,\n               email\n          FROM users\n        """;\n}\n'
+    snippet = 'class Q {\n    static final String SQL = """\n        SELECT id,\n               -- ... existing columns ...\n               email,\n               phone\n          FROM users\n        """;\n}\n'
+    assert ambiguous(original, snippet, language="java").reasons[0].code == "marker_in_output"
+
+
+def test_an_array_entry_is_keyed_by_its_key_before_an_arrow() -> None:
+    # PHP's `'sku' => [...]` edited above a marker replaces the original entry, not joins it
+    original = "<?php\n$rules = [\n    'name' => ['required'],\n    'sku' => ['required', 'unique:products'],\n    'price' => ['numeric'],\n];\n"
+    snippet = "<?php\n$rules = [\n    'name' => ['required'],\n    'sku' => ['required', Rule::unique('products')],\n    // ... other rules ...\n];\n"
+    assert merged(original, snippet, language="php") == original.replace(
+        "'unique:products'", "Rule::unique('products')"
+    )
