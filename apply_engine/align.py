@@ -428,6 +428,13 @@ class Aligner:
             candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
             if len(candidates) > 1 and item.children:
                 candidates = [o for o in candidates if self.same_first_child(item, o_items[o])]
+            if len(candidates) == 1 and not same_text and self.by_likeness(item):
+                # by its kind alone: not where a marker beside it would be left nothing to stand for
+                o = candidates[0]
+                marker_after = any(s_items[k].marker for k in range(s + 1, s_range.stop))
+                marker_before = any(s_items[k].marker for k in range(s_range.start, s))
+                if (marker_after and o == o_range[-1]) or (marker_before and o == o_range[0]):
+                    continue
             if len(candidates) == 1:
                 found[s] = candidates[0]
         return found
@@ -907,6 +914,11 @@ class Aligner:
             return None
         after, tail = found[0], found[1][::-1]
         kept = rest[: len(rest) - len(tail)]
+        shown_head = parts[0][before : before + len(head)]
+        shown_tail = parts[-1][len(parts[-1]) - after - len(tail) : len(parts[-1]) - after]
+        paired = [*zip(shown_head, head, strict=True), *zip(shown_tail, tail, strict=True)]
+        if not kept and o_gap and self.edited_by_likeness(paired):
+            return None
         new_first = parts[0][before + len(head) :]
         new_last = parts[-1][: len(parts[-1]) - after - len(tail)]
         middle = [item for part in parts[1:-1] for item in part]
@@ -1322,6 +1334,23 @@ class Aligner:
                 break
             found.append(o_item)
         return start, found
+
+    def edited_by_likeness(self, pairs: list[tuple[Item, Item]]) -> bool:
+        """Blocks paired as edits of the original ones there only for looking like them (`<li>`,
+        `if`), where that leaves a marker of the gap nothing to stand for: each may as well be new,
+        the marker standing for the original (the reason is recorded)."""
+        for s_item, o_item in pairs:
+            if self.by_likeness(s_item) and self.snippet.text(s_item) != self.original.text(o_item):
+                self.unsure(s_item)
+                return True
+        return False
+
+    def by_likeness(self, item: Item) -> bool:
+        """A block with no name of its own (`<li>`, `if (x) {`) but its kind."""
+        header = normalize(self.snippet.lines[item.header])
+        return (
+            bool(item.children) and self.snippet.key(item) == header and not header.startswith(ONE_PER_FILE)
+        )
 
     def unsure(self, item: Item) -> None:
         header = normalize(self.snippet.lines[item.header])

@@ -1975,3 +1975,17 @@ def test_an_array_entry_is_keyed_by_its_key_before_an_arrow() -> None:
     assert merged(original, snippet, language="php") == original.replace(
         "'unique:products'", "Rule::unique('products')"
     )
+
+
+def test_a_block_like_the_elided_one_beside_it_is_ambiguous_where_a_marker_stands_for_that_one() -> None:
+    # the new `<li>` may edit the Billing one (the marker then standing for nothing) or be added
+    # above it (the marker standing for Billing)
+    original = (
+        "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
+        "  <li>\n    <a href='/billing'>Billing</a>\n  </li>\n</ul>\n"
+    )
+    snippet = (
+        "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
+        "  <li>\n    <a href='/keys'>API keys</a>\n  </li>\n  <!-- ... existing items ... -->\n</ul>\n"
+    )
+    assert ambiguous(original, snippet, language="html").reasons[0].code == "edit_or_insertion"
