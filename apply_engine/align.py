@@ -85,6 +85,8 @@ ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
 MIN_RENAMED_BODY_CHARS = 40  # ... nor does a body of two short lines (`self.close()`, `return self`)
 DECLARED_NAME = re.compile(r"[A-Za-z_$][\w$]*$")  # the name a declaration's key ends with: `def parse`
+MIN_ELSEWHERE_LINES = 3  # new lines that, standing below the same first line in the original, are it
+ELSEWHERE_WINDOW = 12  # ... among the lines after that first line
 MIN_WRAPPED_LINES = 2  # elided lines a new block must write out to be taken as wrapping them
 MIN_WRAPPED_CHARS = 16  # ... or letters and digits of one line
 # a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
@@ -160,12 +162,22 @@ class Side:
     texts: dict[tuple[int, int], str] = field(default_factory=dict)  # by (start, end)
     keys: dict[int, str] = field(default_factory=dict)  # by header line
     normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
+    places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
 
     @property
     def normalized(self) -> list[str]:
         if self.normalized_lines is None:
             self.normalized_lines = [" ".join(line.split()) for line in self.lines]
         return self.normalized_lines
+
+    def where(self, line: str) -> list[int]:
+        """The lines that read `line` (normalised)."""
+        if self.places is None:
+            places: dict[str, list[int]] = defaultdict(list)
+            for k, text in enumerate(self.normalized):
+                places[text].append(k)
+            self.places = places
+        return self.places.get(line, [])
 
     def text(self, item: Item) -> str:
         cached = self.texts.get((item.start, item.end))
@@ -950,6 +962,7 @@ class Aligner:
             self.twin(kept, inserted)
             or self.repeats_elided(inserted, kept)
             or self.lands_on_key(after, kept, after_kept)
+            or self.shown_from_elsewhere(inserted)
         ):
             return None
         ops = self.inserts(parts[0][:before], reindent)
@@ -1254,6 +1267,30 @@ class Aligner:
             for line in self.snippet.normalized[item.start : item.end]:
                 if COMMENT.match(line) and NAME.search(line) and line in elided:
                     self.fail("unanchored_insertion", f"{line[:60]!r} repeats elided original code", item)
+                    return True
+        return False
+
+    def shown_from_elsewhere(self, new: list[Item]) -> bool:
+        """New code whose first line stands in the original over much the same lines: it may be
+        that code, edited and shown out of its place (by a marker that spans the end of the block
+        it stands in), rather than new (the reason is recorded)."""
+        lines = [k for item in new for k in range(item.header, item.end) if self.snippet.normalized[k]]
+        headers = {item.header for item in new}
+        for n, k in enumerate(lines):
+            header = self.snippet.normalized[k]
+            if k not in headers or FIRST_WORD_END.split(header, maxsplit=1)[0] not in CONDITIONS:
+                continue  # a condition's block: the code most often shown out of its place
+            if sum(c.isalnum() for c in header) < MIN_CONDITION_BODY:
+                continue
+            window = lines[n + 1 : n + ELSEWHERE_WINDOW]
+            shown = {self.snippet.normalized[j] for j in window} - {""}
+            shown = {line for line in shown if not BARE_WORD.match(line)}
+            if len(shown) < MIN_ELSEWHERE_LINES:
+                continue
+            for at in self.original.where(header):
+                there = set(self.original.normalized[at + 1 : at + 2 * ELSEWHERE_WINDOW])
+                if len(shown & there) >= max(MIN_ELSEWHERE_LINES, len(shown) / 2):
+                    self.fail("moved_or_copied", f"{header[:60]!r} stands elsewhere in the original already")
                     return True
         return False
 

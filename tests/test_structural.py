@@ -1989,3 +1989,18 @@ def test_a_block_like_the_elided_one_beside_it_is_ambiguous_where_a_marker_stand
         "  <li>\n    <a href='/keys'>API keys</a>\n  </li>\n  <!-- ... existing items ... -->\n</ul>\n"
     )
     assert ambiguous(original, snippet, language="html").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_new_condition_block_that_stands_edited_in_another_block_is_ambiguous() -> None:
+    # the marker inside the first loop spans its end: the `if` block is the second loop's, edited
+    original = (
+        'while test $# -gt 0\ndo\n\tcase "$1" in\n\t-q) quiet=1 ;;\n\tesac\n\tshift\ndone\n\n'
+        'for commit in $(git rev-list HEAD)\ndo\n\tif test -s "$GIT_DIR/MERGE_RR"\n\tthen\n'
+        '\t\tgit show -s "$commit"\n\t\tgit rerere\n\t\tgit checkout -q "$commit" -- .\n\tfi\ndone\n'
+    )
+    snippet = (
+        'while test $# -gt 0\ndo\n\t# ... existing code ...\n\tif test -s "$GIT_DIR/MERGE_RR"\n\tthen\n'
+        '\t\ttest $quiet = 1 ||\n\t\tgit show -s "$commit"\n\t\tgit rerere\n\t\tgit checkout -q "$commit" -- .\n'
+        "\tfi\ndone\n"
+    )
+    assert ambiguous(original, snippet, language="bash").reasons[0].code == "moved_or_copied"
