@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.70  # written against the newest rules, to break them: 78.5% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.75  # seven blind sets of everyday edits: 68.3% blind, 81.1% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.75  # seven blind sets of everyday edits: 65.6% blind, 77.2% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -126,7 +126,25 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
     assert syntax_errors(case.expected, case.language) <= syntax_errors(case.original, case.language)
 
 
-@pytest.mark.parametrize("name", list(BY_NAME))
+# Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
+# fixed, the case fails here until it is taken off this list.
+KNOWN_WRONG = {
+    "everyday/py_netrc_drop_security_check": (
+        "a method and its call deleted by closing up their neighbours, below a marker that ends a "
+        "deep fragment: the next method's header is written twice (blind set 8)"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[name]))
+        if name in KNOWN_WRONG
+        else name
+        for name in BY_NAME
+    ],
+)
 def test_structural_merge_is_never_wrong(name: str) -> None:
     case, result = BY_NAME[name], merged(name)
     if result.status == "ok":
