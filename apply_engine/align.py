@@ -1271,26 +1271,28 @@ class Aligner:
         return False
 
     def shown_from_elsewhere(self, new: list[Item]) -> bool:
-        """New code whose first line stands in the original over much the same lines: it may be
-        that code, edited and shown out of its place (by a marker that spans the end of the block
-        it stands in), rather than new (the reason is recorded)."""
+        """A new condition's block (`if`, `while`: the code most often shown out of its place) whose
+        first line stands in the original over much the same lines: it may be that block, edited
+        and shown out of its place (by a marker that spans the end of the block it stands in),
+        rather than a new one (the reason is recorded)."""
         lines = [k for item in new for k in range(item.header, item.end) if self.snippet.normalized[k]]
-        headers = {item.header for item in new}
-        for n, k in enumerate(lines):
-            header = self.snippet.normalized[k]
-            if k not in headers or FIRST_WORD_END.split(header, maxsplit=1)[0] not in CONDITIONS:
-                continue  # a condition's block: the code most often shown out of its place
+        for item in new:
+            header = self.snippet.normalized[item.header]
+            if FIRST_WORD_END.split(header, maxsplit=1)[0] not in CONDITIONS:
+                continue
             if sum(c.isalnum() for c in header) < MIN_CONDITION_BODY:
                 continue
-            window = lines[n + 1 : n + ELSEWHERE_WINDOW]
-            shown = {self.snippet.normalized[j] for j in window} - {""}
+            n = lines.index(item.header)
+            shown = {self.snippet.normalized[k] for k in lines[n + 1 : n + ELSEWHERE_WINDOW]}
             shown = {line for line in shown if not BARE_WORD.match(line)}
             if len(shown) < MIN_ELSEWHERE_LINES:
                 continue
             for at in self.original.where(header):
                 there = set(self.original.normalized[at + 1 : at + 2 * ELSEWHERE_WINDOW])
                 if len(shown & there) >= max(MIN_ELSEWHERE_LINES, len(shown) / 2):
-                    self.fail("moved_or_copied", f"{header[:60]!r} stands elsewhere in the original already")
+                    self.fail(
+                        "moved_or_copied", f"{header[:60]!r} stands elsewhere in the original already", item
+                    )
                     return True
         return False
 
