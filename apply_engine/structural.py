@@ -420,14 +420,12 @@ def tail_then_code(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, siz
 
 
 def ending_blocks(o_tree: list[Item], tail: list[Item], aligner: Aligner) -> list[list[Item]]:
-    """Each chain of original items, from the top level down, to one shown last items `tail` end:
-    the snippet's items word for word, the last children of the chain's last item."""
+    """Each chain of original items, from the top level down, to the first of the items `tail`
+    stands for: the last children of the chain's last item, word for word the snippet's."""
     first = aligner.snippet.normalized[tail[0].header]
     texts = [aligner.snippet.text(item) for item in tail]
     chains = []
-    for line, text in enumerate(aligner.original.normalized):
-        if text != first:
-            continue
+    for line in aligner.original.where(first):
         chain: list[Item] = []
         items = o_tree
         while True:
@@ -473,13 +471,15 @@ def finish(
         return ambiguous(language, "marker_in_output", "a marker would be written into the file")
     # a marker in an embedded language (`-- ...` in SQL in a Java string) is no marker of the file's
     stray = {edit.lines[k].strip() for k in inserted if is_marker(edit.lines[k], EMBEDDED_COMMENTS)}
-    if stray and not stray <= {line.strip() for line in source.lines}:
-        return ambiguous(
-            language, "marker_in_output", f"a marker would be written into the file: {min(stray)!r}"
-        )
     inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
-    if inline and not set(inline) <= {line.strip() for line in source.lines}:
-        return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
+    if stray or inline:  # each is no marker only where the original has it as code
+        known = {line.strip() for line in source.lines}
+        if not stray <= known:
+            return ambiguous(
+                language, "marker_in_output", f"a marker would be written into the file: {min(stray)!r}"
+            )
+        if not set(inline) <= known:
+            return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
