@@ -275,6 +275,19 @@ def lineage(items: list[Item], target: Item) -> list[Item]:
     return []
 
 
+def descent(items: list[Item], line: int) -> list[Item]:
+    """The items from one of `items` down to the one whose header is `line`; [] when none is."""
+    chain: list[Item] = []
+    while True:
+        item = next((item for item in items if item.start <= line < item.end), None)
+        if item is None:
+            return []
+        chain.append(item)
+        if item.header == line:
+            return chain
+        items = item.children
+
+
 def hoist_markers(items: list[Item]) -> list[Item]:
     """Trailing markers inside a new item (no closer) elide what follows it: lift them a level up."""
     lifted: list[Item] = []
@@ -1132,7 +1145,13 @@ class Aligner:
         placed: list[tuple[Item, list[Op]]] = []
         for fragment in fragments:
             shown = [item for item in fragment.items if not item.marker]
-            container = self.container(kept, fragment.items) if kept else None
+            inner = None
+            if not kept:
+                container = None
+            elif self.steps_out(fragment):
+                container, inner = self.stepped_out(kept, fragment.items, not fragment.closed) or (None, None)
+            else:
+                container = self.container(kept, fragment.items)
             if container is None:
                 if not self.reasons:
                     self.fail(
@@ -1158,9 +1177,10 @@ class Aligner:
                 # shown to its block's end without showing that end: a deletion no one asked for
                 self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
                 return None
-            inner = self.level(
-                container.children, fragment.items, reindent, top=False, open_end=not fragment.closed
-            )
+            if inner is None:
+                inner = self.level(
+                    container.children, fragment.items, reindent, top=False, open_end=not fragment.closed
+                )
             if inner is None:
                 return None
             placed.append((container, inner))
@@ -1173,6 +1193,193 @@ class Aligner:
                 at = container.children[-1].end
             ops.append(Copy(at, item.end))
         return ops
+
+    def steps_out(self, fragment: Fragment) -> bool:
+        """Whether code in the fragment stands less indented than its first line: not a closer, not
+        a clause that continues the block (`} else {`), but code beside a block around it."""
+        shown = [item for item in fragment.items if not item.marker]
+        return any(
+            self.depth(item) < self.depth(shown[0])
+            and not self.closes(item)
+            and not CLAUSE.match(self.snippet.normalized[item.header])
+            for item in shown[1:]
+        )
+
+    def stepped_out(
+        self, o_items: list[Item], s_items: list[Item], open_end: bool
+    ) -> tuple[Item | None, list[Op]] | None:
+        """`marker, the last lines of a block, then code less indented` (the end of a loop, then
+        the next method): the first lines end a block somewhere among `o_items`, and each run of
+        code less indented than the one above it stands beside the block around that one,
+        aligned with what follows it. The first line must stand in the original, and only one
+        place may fit; the original's lines between a run and the next are deleted, as shown
+        closed up. Returns the block whose children the last run stands among (None: `o_items`)
+        and the ops over those children, first to last. `open_end`: a marker (or the snippet's
+        end) follows, so what the last run does not show of its block is kept."""
+        runs = self.runs_out(s_items)
+        if runs is None:
+            return None
+        first = self.snippet.normalized[runs[0][0][0].header]
+        places = []
+        for line in self.original.where(first):
+            chain = descent(o_items, line)
+            blocks = self.steps(chain, runs) if len(chain) > 1 else None
+            if blocks is not None:
+                places.append((chain, blocks))
+        if len(places) > 1:
+            self.fail("several_candidates", f"{len(places)} blocks in the original end with the lines shown")
+        if len(places) != 1:
+            return None
+        chain, blocks = places[0]
+        return self.climb(o_items, chain, blocks, runs, open_end)
+
+    def runs_out(self, s_items: list[Item]) -> list[tuple[list[Item], list[Item]]] | None:
+        """`marker, code, closers, less indented code, closers, ...` split into runs of code, each
+        with the closers below it; the last run takes the rest of the items, markers included."""
+        if len(s_items) < 3 or not s_items[0].marker or s_items[1].marker:
+            return None
+        runs: list[tuple[list[Item], list[Item]]] = [([s_items[1]], [])]
+        for k in range(2, len(s_items)):
+            item = s_items[k]
+            code, closers = runs[-1]
+            if item.marker:
+                code += closers + s_items[k:]
+                closers.clear()
+                break
+            if self.depth(item) >= self.depth(code[0]):
+                if closers:
+                    return None  # code after a closer, as deep as the code above it
+                code.append(item)
+            elif self.closes(item) or CLAUSE.match(self.snippet.normalized[item.header]):
+                if not self.closes(item):
+                    return None  # `} else {` continues a block: not code beside it
+                closers.append(item)
+            else:
+                runs.append(([item], []))
+        if len(runs) < 2 or runs[-1][1]:
+            return None  # no code less indented, or the snippet ends in closers
+        return runs
+
+    def steps(self, chain: list[Item], runs: list[tuple[list[Item], list[Item]]]) -> list[int] | None:
+        """For each run after the first, the index in `chain` of the block it stands beside; None
+        when the runs do not fit the chain. `chain` runs from the top down to the original item
+        the first run's first line heads; each run must end its block, and each closer shown must
+        be the original's."""
+        code, _ = runs[0]
+        if not self.shows(code, chain[-2].children[-1]):
+            return None  # code less indented follows lines that do not end their block
+        reindent = self.mapping(code[0], chain[-1])
+        inner = len(chain) - 2  # the innermost block still open
+        blocks = []
+        for (_, closers), (code, _) in pairwise(runs):
+            if inner < 0:
+                return None
+            shown = [self.snippet.normalized[item.header] for item in closers]
+            depth = leading(reindent.apply(self.snippet.lines[code[0].header]))
+            fits = []
+            for k in range(inner, -1, -1):
+                closed = chain[k : inner + 1]
+                ends = [self.original.normalized[item.end - 1] for item in closed[::-1] if item.closer]
+                if ends != shown:
+                    continue
+                if closers:  # the code stands as deep as the last closer, which closes that block
+                    placed = self.depth(code[0]) == self.depth(closers[-1])
+                else:
+                    placed = leading(self.original.lines[chain[k].header]) == depth
+                if placed:
+                    fits.append(k)
+            if len(fits) != 1:
+                return None
+            k = fits[0]
+            siblings = chain[k - 1].children if k else []
+            after = siblings[siblings.index(chain[k]) + 1 :] if k else []
+            if code is not runs[-1][0] and after and not self.shows(code, after[-1]):
+                return None  # steps out again before the end of its block
+            blocks.append(k)
+            reindent = self.mapping(code[0], chain[k])
+            inner = k - 1
+        return blocks
+
+    def climb(
+        self,
+        o_items: list[Item],
+        chain: list[Item],
+        blocks: list[int],
+        runs: list[tuple[list[Item], list[Item]]],
+        open_end: bool,
+    ) -> tuple[Item | None, list[Op]] | None:
+        """The plan of `stepped_out` for the runs placed by `steps`."""
+        top = chain[-2]
+        code, _ = runs[0]
+        ops = self.level(
+            top.children[top.children.index(chain[-1]) :], code, self.mapping(code[0], chain[-1]), top=False
+        )
+        if ops is None:
+            return None
+        inner = len(chain) - 2
+        dropped: list[Item] = []  # the original's lines between one run and the next
+        for k, (code, _) in zip(blocks, runs[1:], strict=True):
+            closed = chain[k : inner + 1]
+            for parent, child in pairwise(closed):
+                dropped += parent.children[parent.children.index(child) + 1 :]
+            ops += [
+                Copy(item.children[-1].end, item.end)
+                for item in closed[::-1]
+                if item.children[-1].end < item.end
+            ]
+            siblings = chain[k - 1].children if k else o_items
+            after = siblings[siblings.index(chain[k]) + 1 :]
+            last = code is runs[-1][0]
+            beside = self.beside(chain[k], after, code, self.mapping(code[0], chain[k]), open_end and last)
+            if beside is None:
+                return None
+            ops += beside
+            inner = k - 1
+        blocks_left = [item for item in dropped if item.nested]
+        if blocks_left:  # a whole block left behind is more likely elided than deleted
+            line = self.original.normalized[blocks_left[0].header]
+            self.fail("unexplained_deletion", f"{line[:60]!r} would be deleted: code steps out above it")
+            return None
+        if dropped and self.replace(dropped, [], []) is None:
+            return None
+        block = chain[inner] if inner >= 0 else None
+        start = block.children[0].lead if block is not None else o_items[0].lead
+        return block, [Copy(start, chain[-1].lead), *ops]
+
+    def beside(
+        self, block: Item, after: list[Item], code: list[Item], reindent: Reindent, open_end: bool
+    ) -> list[Op] | None:
+        """Ops for code shown right below the last line of `block`, over the siblings `after` it.
+        New code that no marker-free line follows goes right after the block, and what follows
+        stays (unless the code may be an edit of what follows); else the code is aligned with
+        the siblings after the block."""
+        new = list(takewhile(lambda item: not item.marker, code))
+        alone = all(item.marker for item in code[len(new) :]) and not any(has_marker(item) for item in new)
+        if alone and not after:
+            return self.inserts(new, reindent)
+        if (
+            alone
+            and not self.unique_pairs(after, new, range(len(new)), range(len(after)))
+            and self.same_signature(new[0], after[0]) is False
+        ):
+            if self.edits_next(new[0], after[0]):
+                return None
+            return [*self.inserts(new, reindent), Copy(block.end, after[-1].end)]
+        if not after:
+            return None
+        return self.level(after, code, reindent, top=False, open_end=open_end, tail_elided=open_end)
+
+    def edits_next(self, s_item: Item, o_item: Item) -> bool:
+        """New code with no name of its own (no declaration, no key) much like the original item
+        right below where it goes (an export line with one more name): an edit of it, or a new
+        line? The reason is recorded."""
+        line = self.snippet.normalized[s_item.header]
+        if self.snippet.key(s_item) != normalize(self.snippet.lines[s_item.header]):
+            return False  # named: `same_signature` told it apart from the item below
+        if similarity(self.snippet.text(s_item), self.original.text(o_item)) < LINE_UNSURE_SIMILARITY:
+            return False
+        self.fail("edit_or_insertion", f"{line[:60]!r} may edit the line below it or add one", s_item)
+        return True
 
     def shows(self, s_items: list[Item], o_item: Item) -> bool:
         """Whether one of the snippet items is the original item or an edit of it (same key)."""

@@ -361,85 +361,15 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
 
 
 def tail_then_code(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
-    """`marker, the last lines of a block, then code less indented`: the code goes right after the
-    block that those lines end, as a sibling of the block around them at its depth (a new method
-    below the last line of the one above it). The original block is the one whose last lines the
-    snippet shows word for word, with its closers (`}`) when they are shown; the rest of the
-    snippet is aligned with what follows it."""
-    lines = aligner.snippet.lines
-    if len(s_tree) < 3 or not s_tree[0].marker or s_tree[1].marker:
+    """`marker, the last lines of a block, then code less indented` (a new method below the last
+    line of the one above it): see `Aligner.stepped_out`."""
+    found = aligner.stepped_out(o_tree, s_tree, open_end=True)
+    if found is None:
         return None
-    depth = column(lines[s_tree[1].header])
-    cut = next((k for k in range(2, len(s_tree)) if column(lines[s_tree[k].header]) < depth), None)
-    if cut is None or any(item.marker for item in s_tree[1:cut]):
-        return None
-    tail = s_tree[1:cut]
-    closers = list(takewhile(lambda item: PURE_CLOSER.match(lines[item.header].strip()), s_tree[cut:]))
-    rest = s_tree[cut + len(closers) :]
-    if not rest or rest[0].marker:
-        return None
-    shown_closers = [lines[item.header].strip() for item in closers]
-    found = []
-    for chain in ending_blocks(o_tree, tail, aligner):
-        reindent = aligner.mapping(tail[0], chain[-1])
-        at = leading(reindent.apply(lines[rest[0].header]))
-        # the block the code follows: the one at its depth that the shown lines (and closers) end
-        for k in range(len(chain) - 2, -1, -1):
-            closed = chain[k:-1]
-            if k < len(chain) - 2 and chain[k].children[-1] is not chain[k + 1]:
-                break  # lines of this block follow the one the shown lines end
-            o_closers = [aligner.original.lines[item.end - 1].strip() for item in closed[::-1] if item.closer]
-            if o_closers != shown_closers:
-                continue
-            if closers:  # the code stands as deep as the last closer, which closes that block
-                placed = column(lines[rest[0].header]) == column(lines[closers[-1].header])
-            else:
-                placed = leading(aligner.original.lines[chain[k].header]) == at
-            if placed:
-                found.append((chain, k))
-    if len(found) != 1:
-        return None
-    chain, k = found[0]
-    block = chain[k]
-    reindent = aligner.mapping(rest[0], block)  # the code stands beside the block
-    siblings = chain[k - 1].children if k else o_tree
-    after = siblings[siblings.index(block) + 1 :]
     aligner.rewrite = False
-    new = list(takewhile(lambda item: not item.marker, rest))
-    shown_after = [item for item in rest[len(new) :] if not item.marker]
-    # new code alone: it goes there, and what follows the block stays (shown or not)
-    alone = not after or not aligner.unique_pairs(after, new, range(len(new)), range(len(after)))
-    if not shown_after and alone:
-        if any(has_marker(item) for item in new):
-            return None
-        return [Copy(0, block.end), *aligner.inserts(new, reindent), Copy(block.end, size)]
-    if not after:
-        return None
-    outer = aligner.level(after, rest, reindent, top=False, open_end=True, tail_elided=True)
-    return None if outer is None else [Copy(0, block.end), *outer, Copy(after[-1].end, size)]
-
-
-def ending_blocks(o_tree: list[Item], tail: list[Item], aligner: Aligner) -> list[list[Item]]:
-    """Each chain of original items, from the top level down, to the first of the items `tail`
-    stands for: the last children of the chain's last item, word for word the snippet's."""
-    first = aligner.snippet.normalized[tail[0].header]
-    texts = [aligner.snippet.text(item) for item in tail]
-    chains = []
-    for line in aligner.original.where(first):
-        chain: list[Item] = []
-        items = o_tree
-        while True:
-            item = next((item for item in items if item.start <= line < item.end), None)
-            if item is None or item.header == line:
-                break
-            chain.append(item)
-            items = item.children
-        if item is None or not chain:
-            continue
-        shown = chain[-1].children[-len(tail) :]
-        if shown[0] is item and [aligner.original.text(o) for o in shown] == texts:
-            chains.append([*chain, item])
-    return chains
+    block, ops = found
+    items = block.children if block is not None else o_tree
+    return [Copy(0, items[0].lead), *ops, Copy(items[-1].end, size)]
 
 
 def without_outer_closers(s_tree: list[Item], lines: list[str]) -> list[Item]:

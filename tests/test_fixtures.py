@@ -128,12 +128,7 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG = {
-    "everyday/py_netrc_drop_security_check": (
-        "a method and its call deleted by closing up their neighbours, below a marker that ends a "
-        "deep fragment: the next method's header is written twice (blind set 8)"
-    ),
-}
+KNOWN_WRONG: dict[str, str] = {}  # name -> what goes wrong, and which set found it
 
 
 @pytest.mark.parametrize(

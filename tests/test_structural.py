@@ -2004,3 +2004,67 @@ def test_a_new_condition_block_that_stands_edited_in_another_block_is_ambiguous(
         "\tfi\ndone\n"
     )
     assert ambiguous(original, snippet, language="bash").reasons[0].code == "moved_or_copied"
+
+
+STORE = """import os
+import sys
+
+
+class Store:
+    def __init__(self, path):
+        self.path = path
+        self.items = {}
+
+    def load(self):
+        with open(self.path) as f:
+            for line in f:
+                key, value = line.split("=", 1)
+                self.items[key] = value.strip()
+        return self.items
+
+    def save(self):
+        with open(self.path, "w") as f:
+            for key, value in self.items.items():
+                f.write(f"{key}={value}\\n")
+
+
+def main():
+    store = Store(sys.argv[1])
+    print(store.load())
+"""
+LOOP_TAIL = "# ... existing code ...\n                self.items[key] = value.strip()\n"
+STORE_HEAD = "import os\nimport sys\n" + LOOP_TAIL
+
+
+def test_code_stepping_out_of_a_deep_fragment_stands_beside_the_blocks_it_ends() -> None:
+    # the end of `load`'s loop, `load`'s last line, a new method, then the next one's header
+    snippet = (
+        STORE_HEAD + "        return self.items\n\n    def clear(self):\n        self.items = {}\n\n"
+        "    def save(self):\n# ... existing code ...\n"
+    )
+    added = "    def clear(self):\n        self.items = {}\n\n"
+    assert merged(STORE, snippet, language="python") == STORE.replace("    def save", added + "    def save")
+
+
+def test_lines_left_out_where_the_snippet_steps_out_of_a_block_are_deleted() -> None:
+    snippet = STORE_HEAD + "\n    def save(self):\n# ... existing code ...\n"
+    assert merged(STORE, snippet, language="python") == STORE.replace("        return self.items\n", "")
+
+
+def test_stepping_out_over_a_whole_elided_block_is_ambiguous() -> None:
+    # `save` would be dropped by stepping from `load`'s loop out to the top level
+    snippet = LOOP_TAIL + "\n\ndef main():\n# ... existing code ...\n"
+    assert ambiguous(STORE, snippet, language="python").reasons[0].code == "unexplained_deletion"
+
+
+def test_new_code_below_a_tail_much_like_the_line_below_it_is_ambiguous() -> None:
+    original = (
+        "const slice = createSlice({\n  reducers: {\n    added(state) {\n      state.n += 1;\n    },\n  },\n});\n\n"
+        "export const { added } = slice.actions;\n\nexport default slice.reducer;\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    added(state) {\n      state.n += 1;\n    },\n    cleared(state) {\n"
+        "      state.n = 0;\n    },\n  },\n});\n\nexport const { added, cleared } = slice.actions;\n\n"
+        "// ... existing code ...\n"
+    )
+    assert ambiguous(original, snippet, language="typescript").reasons[0].code == "edit_or_insertion"
