@@ -1246,13 +1246,12 @@ class Aligner:
                 code += closers + s_items[k:]
                 closers.clear()
                 break
-            if self.depth(item) >= self.depth(code[0]):
+            # a clause continues the block around the code above it (`} catch (err) {`)
+            if self.depth(item) >= self.depth(code[0]) or CLAUSE.match(self.snippet.normalized[item.header]):
                 if closers:
                     return None  # code after a closer, as deep as the code above it
                 code.append(item)
-            elif self.closes(item) or CLAUSE.match(self.snippet.normalized[item.header]):
-                if not self.closes(item):
-                    return None  # `} else {` continues a block: not code beside it
+            elif self.closes(item):
                 closers.append(item)
             else:
                 runs.append(([item], []))
@@ -1266,15 +1265,17 @@ class Aligner:
         the first run's first line heads; each run must end its block, and each closer shown must
         be the original's."""
         code, _ = runs[0]
-        if not self.shows(code, chain[-2].children[-1]):
-            return None  # code less indented follows lines that do not end their block
         reindent = self.mapping(code[0], chain[-1])
+        if not self.shows(code, chain[-2].children[-1]) or not self.continues(code, chain[-2], reindent):
+            return None  # code less indented follows lines that do not end their block
         inner = len(chain) - 2  # the innermost block still open
         blocks = []
-        for (_, closers), (code, _) in pairwise(runs):
+        for (above, closers), (code, _) in pairwise(runs):
             if inner < 0:
                 return None
             shown = [self.snippet.normalized[item.header] for item in closers]
+            if above[-1].closer and self.depth(above[-1]) < self.depth(above[0]):
+                shown.insert(0, self.snippet.normalized[above[-1].end - 1])  # a clause's `}`: its block's
             depth = leading(reindent.apply(self.snippet.lines[code[0].header]))
             fits = []
             for k in range(inner, -1, -1):
@@ -1295,10 +1296,23 @@ class Aligner:
             after = siblings[siblings.index(chain[k]) + 1 :] if k else []
             if code is not runs[-1][0] and after and not self.shows(code, after[-1]):
                 return None  # steps out again before the end of its block
-            blocks.append(k)
             reindent = self.mapping(code[0], chain[k])
+            if not self.continues(code, chain[k - 1] if k else None, reindent):
+                return None
+            blocks.append(k)
             inner = k - 1
         return blocks
+
+    def continues(self, code: list[Item], parent: Item | None, reindent: Reindent) -> bool:
+        """Whether the clauses in a run of code, less indented than its first line, continue the
+        block around the run (`} catch (err) {` below the last line of `try`): a clause stands as
+        deep as the header of its block."""
+        depth = None if parent is None else leading(self.original.lines[parent.header])
+        return all(
+            leading(reindent.apply(self.snippet.lines[item.header])) == depth
+            for item in takewhile(lambda item: not item.marker, code)
+            if self.depth(item) < self.depth(code[0])
+        )
 
     def climb(
         self,

@@ -274,14 +274,18 @@ def plan_lines(
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
         attempts = [fragment_then_top, tail_then_code, inside_container, at_top]
+    deferred: list[Reason] = []
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
         if ops is not None:
             ops = aligner.moved(ops)
         if ops is not None:
             return ops, []
-        if aligner.reasons:
-            return None, aligner.reasons
+        if aligner.reasons and attempt is fragment_then_top:
+            # a tail that steps out through the closers may read it (`} catch {`, `});`, a route)
+            deferred, aligner.reasons, aligner.crossed = aligner.reasons, [], []
+        elif aligner.reasons or deferred:
+            return None, deferred or aligner.reasons
     return None, [no_anchor_reason(s_tree)]
 
 

@@ -2068,3 +2068,35 @@ def test_new_code_below_a_tail_much_like_the_line_below_it_is_ambiguous() -> Non
         "// ... existing code ...\n"
     )
     assert ambiguous(original, snippet, language="typescript").reasons[0].code == "edit_or_insertion"
+
+
+ROUTES = """app.get("/todos", async (req, res, next) => {
+  try {
+    res.json(await db.list());
+  } catch (err) {
+    next(err);
+  }
+});
+
+app.post("/todos", async (req, res, next) => {
+  try {
+    const todo = await db.create(req.body);
+    res.status(201).json(todo);
+  } catch (err) {
+    next(err);
+  }
+});
+
+app.listen(3000);
+"""
+
+
+def test_a_tail_may_step_out_through_a_clause_and_the_closers_of_its_blocks() -> None:
+    # every handler ends in the same `} catch` and `});`: the line above them places the new route
+    route = 'app.delete("/todos/:id", async (req, res) => {\n  res.status(204).end();\n});\n'
+    snippet = (
+        "// ... existing code ...\n    res.status(201).json(todo);\n  } catch (err) {\n    next(err);\n"
+        "  }\n});\n\n" + route + "\n// ... existing code ...\n"
+    )
+    expected = ROUTES.replace("\napp.listen", "\n" + route + "\napp.listen")
+    assert merged(ROUTES, snippet, language="javascript") == expected
