@@ -1235,7 +1235,8 @@ class Aligner:
 
     def runs_out(self, s_items: list[Item]) -> list[tuple[list[Item], list[Item]]] | None:
         """`marker, code, closers, less indented code, closers, ...` split into runs of code, each
-        with the closers below it; the last run takes the rest of the items, markers included."""
+        with the closers below it; the last run takes the rest of the items, markers included,
+        unless closers end it (its block's, shown): then only markers may follow them."""
         if len(s_items) < 3 or not s_items[0].marker or s_items[1].marker:
             return None
         runs: list[tuple[list[Item], list[Item]]] = [([s_items[1]], [])]
@@ -1243,8 +1244,9 @@ class Aligner:
             item = s_items[k]
             code, closers = runs[-1]
             if item.marker:
-                code += closers + s_items[k:]
-                closers.clear()
+                if closers and not all(item.marker for item in s_items[k:]):
+                    return None
+                code += s_items[k:]
                 break
             # a clause continues the block around the code above it (`} catch (err) {`)
             if self.depth(item) >= self.depth(code[0]) or CLAUSE.match(self.snippet.normalized[item.header]):
@@ -1255,9 +1257,7 @@ class Aligner:
                 closers.append(item)
             else:
                 runs.append(([item], []))
-        if len(runs) < 2 or runs[-1][1]:
-            return None  # no code less indented, or the snippet ends in closers
-        return runs
+        return runs if len(runs) > 1 else None
 
     def steps(self, chain: list[Item], runs: list[tuple[list[Item], list[Item]]]) -> list[int] | None:
         """For each run after the first, the index in `chain` of the block it stands beside; None
@@ -1266,7 +1266,7 @@ class Aligner:
         be the original's."""
         code, _ = runs[0]
         reindent = self.mapping(code[0], chain[-1])
-        if not self.shows(code, chain[-2].children[-1]) or not self.continues(code, chain[-2], reindent):
+        if not self.ends(code, chain[-2].children[-1]) or not self.continues(code, chain[-2], reindent):
             return None  # code less indented follows lines that do not end their block
         inner = len(chain) - 2  # the innermost block still open
         blocks = []
@@ -1294,14 +1294,25 @@ class Aligner:
             k = fits[0]
             siblings = chain[k - 1].children if k else []
             after = siblings[siblings.index(chain[k]) + 1 :] if k else []
-            if code is not runs[-1][0] and after and not self.shows(code, after[-1]):
+            if code is not runs[-1][0] and after and not self.ends(code, after[-1]):
                 return None  # steps out again before the end of its block
             reindent = self.mapping(code[0], chain[k])
             if not self.continues(code, chain[k - 1] if k else None, reindent):
                 return None
             blocks.append(k)
             inner = k - 1
+        closers = [self.snippet.normalized[item.header] for item in runs[-1][1]]
+        if closers and (
+            inner < 0
+            or not chain[inner].closer
+            or closers != [self.original.normalized[chain[inner].end - 1]]
+        ):
+            return None  # closers below the last run must be those of its block
         return blocks
+
+    def ends(self, code: list[Item], last: Item) -> bool:
+        """Whether a run of code shows `last`, its block's last item, as it is or edited."""
+        return self.shows(code, last) or self.same_signature(code[-1], last) is True
 
     def continues(self, code: list[Item], parent: Item | None, reindent: Reindent) -> bool:
         """Whether the clauses in a run of code, less indented than its first line, continue the
@@ -1343,8 +1354,9 @@ class Aligner:
             ]
             siblings = chain[k - 1].children if k else o_items
             after = siblings[siblings.index(chain[k]) + 1 :]
-            last = code is runs[-1][0]
-            beside = self.beside(chain[k], after, code, self.mapping(code[0], chain[k]), open_end and last)
+            # the last run leaves the rest of its block open, unless it shows the block's closer
+            still_open = code is runs[-1][0] and open_end and not runs[-1][1]
+            beside = self.beside(chain[k], after, code, self.mapping(code[0], chain[k]), still_open)
             if beside is None:
                 return None
             ops += beside

@@ -52,6 +52,7 @@ DECLARATION_WORDS = frozenset(
         "service",
     ]
 )
+INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
 HASH_ENTRY = re.compile(r"^(['\"][^'\"]+['\"]|:\w+)\s*=>")  # PHP's `'sku' => [...]`, Ruby's `:sku => 1`
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
@@ -141,6 +142,9 @@ def signature_key(line: str) -> str:
         found = FIELD.match(text)
         if found:
             return found.group(1)
+    found = INCREMENT.match(text)
+    if found:
+        return found.group(1)
     return call_key(text) or text
 
 

@@ -2100,3 +2100,17 @@ def test_a_tail_may_step_out_through_a_clause_and_the_closers_of_its_blocks() ->
     )
     expected = ROUTES.replace("\napp.listen", "\n" + route + "\napp.listen")
     assert merged(ROUTES, snippet, language="javascript") == expected
+
+
+def test_a_tail_edited_and_stepping_out_to_its_functions_closer_is_an_edit() -> None:
+    original = (
+        "package main\n\nfunc count(items []string) int {\n\tn := 0\n\tfor _, it := range items {\n"
+        '\t\tif it == "" {\n\t\t\tcontinue\n\t\t}\n\t\tn++\n\t}\n\treturn n\n}\n\nfunc main() {\n}\n'
+    )
+    # `n++` shown as `n += len(it)`: the loop's last line, edited; then the function's own end
+    snippet = (
+        '// ... existing code ...\n\t\tif it == "" {\n\t\t\tcontinue\n\t\t}\n\t\tn += len(it)\n\t}\n'
+        "\treturn n\n}\n// ... existing code ...\n"
+    )
+    expected = original.replace("\t\tn++\n", "\t\tn += len(it)\n")
+    assert merged(original, snippet, language="go") == expected
