@@ -1292,10 +1292,10 @@ class Aligner:
             if len(fits) != 1:
                 return None
             k = fits[0]
-            siblings = chain[k - 1].children if k else []
-            after = siblings[siblings.index(chain[k]) + 1 :] if k else []
-            if code is not runs[-1][0] and after and not self.ends(code, after[-1]):
-                return None  # steps out again before the end of its block
+            if code is not runs[-1][0]:  # it steps out again: it must end its block (or be new)
+                last = chain[k - 1].children[-1] if k else None
+                if last is None or (last is not chain[k] and not self.ends(code, last)):
+                    return None
             reindent = self.mapping(code[0], chain[k])
             if not self.continues(code, chain[k - 1] if k else None, reindent):
                 return None
@@ -1376,9 +1376,9 @@ class Aligner:
         self, block: Item, after: list[Item], code: list[Item], reindent: Reindent, open_end: bool
     ) -> list[Op] | None:
         """Ops for code shown right below the last line of `block`, over the siblings `after` it.
-        New code that no marker-free line follows goes right after the block, and what follows
-        stays (unless the code may be an edit of what follows); else the code is aligned with
-        the siblings after the block."""
+        New code with nothing but markers below it goes right after the block, and what follows
+        stays (unless the code may be an edit of what follows); other code is aligned with the
+        siblings after the block."""
         new = list(takewhile(lambda item: not item.marker, code))
         alone = all(item.marker for item in code[len(new) :]) and not any(has_marker(item) for item in new)
         if alone and not after:
