@@ -1819,7 +1819,7 @@ class Aligner:
         if (
             deleted > MAX_SILENT_DELETION
             and deleted > DELETION_RATIO * inserted
-            and not self.drops_its_import(o_gap)
+            and not self.drops_its_ties(o_gap)
         ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
@@ -1828,24 +1828,32 @@ class Aligner:
             return None
         return ops
 
-    def drops_its_import(self, o_gap: list[Item]) -> bool:
-        """Deleted code whose own import the snippet deletes too, showing the lines around that
-        import (`import warnings` gone with the only function that warned): the deletion is meant."""
+    def drops_its_ties(self, o_gap: list[Item]) -> bool:
+        """Deleted code tied by a name to a line elsewhere that the snippet deletes too: its own
+        import, the lines around it shown (`import warnings` gone with the only function that
+        warned); or, for each deleted item, a constant only it reads or the one call to it, the
+        lines around that shown closed up. The deletion is meant."""
         lines, shown = self.original.normalized, set(self.snippet.normalized)
         lo, hi = o_gap[0].start, o_gap[-1].end
-        deleted = "\n".join(lines[lo:hi])
+        items = ["\n".join(lines[item.start : item.end]) for item in o_gap]
         code = [k for k, line in enumerate(lines) if line and not lo <= k < hi]
+        closed_up = set(pairwise(line for line in self.snippet.normalized if line))
         for n, k in enumerate(code):
-            if lines[k] in shown or not IMPORT_LINE.match(lines[k]):
+            if lines[k] in shown:
                 continue
-            around = [lines[j] for j in code[max(n - 1, 0) : n + 2] if j != k]
-            if not all(line in shown for line in around):
-                continue  # elided with its neighbours, not shown deleted
+            around = tuple(lines[j] for j in code[max(n - 1, 0) : n + 2] if j != k)
+            is_import = IMPORT_LINE.match(lines[k]) is not None
+            if not (all(line in shown for line in around) if is_import else around in closed_up):
+                continue  # elided with its neighbours (or edited): not shown deleted
             rest = "\n".join(lines[j] for j in code if j != k)
-            for name in set(NAME.findall(lines[k])) - IMPORT_WORDS:
-                used = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-                if used.search(deleted) and not used.search(rest):
-                    return True
+            names = [
+                re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+                for name in set(NAME.findall(lines[k])) - IMPORT_WORDS
+            ]
+            ties = [name for name in names if not name.search(rest)]
+            uses = [any(name.search(item) for name in ties) for item in items]
+            if all(uses) or (is_import and any(uses)):
+                return True
         return False
 
     def inserts(self, items: list[Item], reindent: Reindent) -> list[Op]:

@@ -2114,3 +2114,41 @@ def test_a_tail_edited_and_stepping_out_to_its_functions_closer_is_an_edit() -> 
     )
     expected = original.replace("\t\tn++\n", "\t\tn += len(it)\n")
     assert merged(original, snippet, language="go") == expected
+
+
+POLLER = """import time
+
+
+def start(job):
+    job.open()
+    watch(job)
+    job.run()
+
+
+def watch(job):
+    while job.alive:
+        time.sleep(job.interval)
+        if job.stale():
+            job.log("stale, restarting")
+            job.restart()
+        job.beat()
+        job.count += 1
+        job.flush()
+
+
+def stop(job):
+    job.close()
+"""
+
+
+def test_a_long_function_deleted_with_its_one_call_closed_up_is_deleted() -> None:
+    snippet = "# ... existing code ...\n    job.open()\n    job.run()\n\n\ndef stop(job):\n# ... existing code ...\n"
+    expected = POLLER.replace("    watch(job)\n", "").replace(
+        POLLER[POLLER.index("def watch") : POLLER.index("def stop")], ""
+    )
+    assert merged(POLLER, snippet, language="python") == expected
+
+
+def test_a_long_function_closed_up_while_its_call_stays_is_ambiguous() -> None:
+    snippet = "# ... existing code ...\n    job.run()\n\n\ndef stop(job):\n# ... existing code ...\n"
+    assert ambiguous(POLLER, snippet, language="python").reasons[0].code == "unexplained_deletion"
