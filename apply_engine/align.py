@@ -105,6 +105,8 @@ WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock",
 MIN_CONDITION_BODY = 16
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
+SIGNATURE_OPEN = re.compile(r"\((\s*[{\[])?$")  # `def place(`, `function List({` (destructured)
+SIGNATURE_CLOSE = re.compile(r"^[}\]]?[^(){}\[\]]*\)")  # `) -> Order:`, `}: Props) {`
 SIGNATURE_SPACE = re.compile(r"\s+|,(?=\))")  # what a signature's line breaks add: `(\n a,\n)` is `(a)`
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
@@ -1952,11 +1954,12 @@ class Aligner:
     @staticmethod
     def signature_close(side: Side, item: Item) -> Item | None:
         """The line that closes a signature written over several lines (`def place(`, one parameter
-        a line, `) -> Order:`), the body under it; None for a header on one line."""
-        if len(item.children) < 2 or not side.normalized[item.header].endswith("("):
+        a line, `) -> Order:`; `function List({`, ..., `}: Props) {`), the body under it; None for
+        a header on one line."""
+        if len(item.children) < 2 or not SIGNATURE_OPEN.search(side.normalized[item.header]):
             return None
         close = item.children[-1]
-        if not close.children or not side.normalized[close.header].startswith(")"):
+        if not close.children or not SIGNATURE_CLOSE.match(side.normalized[close.header]):
             return None
         if any(child.children for child in item.children[:-1]):
             return None

@@ -2152,3 +2152,18 @@ def test_a_long_function_deleted_with_its_one_call_closed_up_is_deleted() -> Non
 def test_a_long_function_closed_up_while_its_call_stays_is_ambiguous() -> None:
     snippet = "# ... existing code ...\n    job.run()\n\n\ndef stop(job):\n# ... existing code ...\n"
     assert ambiguous(POLLER, snippet, language="python").reasons[0].code == "unexplained_deletion"
+
+
+def test_destructured_parameters_spread_over_several_lines_are_the_one_line_signatures_edit() -> None:
+    original = (
+        "export function List({ items, empty }: ListProps) {\n  const shown = items.slice(0, 10);\n"
+        "  if (shown.length === 0) {\n    return <p>{empty}</p>;\n  }\n  return <ul>{shown}</ul>;\n}\n"
+    )
+    snippet = (
+        "export function List({\n  items,\n  empty,\n  limit = 10,\n}: ListProps) {\n"
+        "  const shown = items.slice(0, limit);\n  // ... existing code ...\n}\n"
+    )
+    header = snippet[: snippet.index("\n  const")]
+    expected = original.replace("export function List({ items, empty }: ListProps) {", header)
+    expected = expected.replace("slice(0, 10)", "slice(0, limit)")
+    assert merged(original, snippet, language="tsx") == expected
