@@ -35,9 +35,9 @@ REAL_SIZE_LINES = 300
 MIN_EXACT_RATE = 0.95
 STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it landed
 ADVERSARIAL_MIN_EXACT_RATE = (
-    0.70  # written against the newest rules, to break them: 78.5% with a round of probes
+    0.70  # written against the newest rules, to break them: 79.2% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.75  # eight blind sets of everyday edits: 65.6% blind, 77.6% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.75  # nine blind sets of everyday edits: 64.8% blind, 77.1% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -128,7 +128,12 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG: dict[str, str] = {}  # name -> what goes wrong, and which set found it
+KNOWN_WRONG = {
+    "everyday/ts_api_client_remove_retry": (
+        "the snippet starts at the file's second import, no marker above it: the omitted head is "
+        "kept, so the first import stays, though its only use is deleted (blind set 9)"
+    ),
+}
 
 
 @pytest.mark.parametrize(
