@@ -12,7 +12,8 @@ neighbouring anchors, kept in order (LIS). Between two anchors:
                              checked against MAX_SILENT_DELETION)
     removal comment       -> the original item it names is deleted
     marker, deeper code   -> a fragment of an elided block: aligned inside the one original block
-                             among the elided items whose children it matches
+                             among the elided items whose children it matches; code after it less
+                             indented steps out: it stands beside the blocks the fragment ends
     file edge, no marker  -> the omitted head/tail of the file is kept (a function given alone);
                              so is a block's omitted tail when the snippet ends inside that block
                              and elides something in it, and the siblings after a block whose last
