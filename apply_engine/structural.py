@@ -17,7 +17,7 @@ from functools import lru_cache
 from itertools import accumulate, islice, takewhile
 from operator import add
 
-from apply_engine.align import Aligner, Copy, Insert, Op, Side, has_marker
+from apply_engine.align import IMPORT_LINE, IMPORT_WORDS, NAME, Aligner, Copy, Insert, Op, Side, has_marker
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.keys import normalize
 from apply_engine.languages import (
@@ -414,6 +414,11 @@ def finish(
             )
         if not set(inline) <= known:
             return ambiguous(language, "marker_in_output", f"code with an elision comment: {inline[0]!r}")
+    unused = unused_in_head(ops, source, edit, markers, merged)
+    if unused:
+        return ambiguous(
+            language, "head_left_unused", f"{unused!r} stays above the snippet, yet its last use is gone"
+        )
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
@@ -424,6 +429,29 @@ def finish(
             language, "new_parse_errors", "the merged file has parse errors the original has not"
         )
     return MergeResult(merged=merged, status="ok", language=language, plan=plan)
+
+
+def unused_in_head(ops: list[Op], source: Source, edit: Source, markers: set[int], merged: str) -> str | None:
+    """A snippet that starts at an import below the file's first lines, no marker above it, keeps
+    those lines (it shows the file from where the edit begins); unless an import among them loses
+    its last use, when the snippet likely rewrote the imports (`import { sleep }` gone with the only
+    caller)."""
+    first = next((k for k, line in enumerate(edit.lines) if line.strip()), None)
+    if first is None or first in markers or not IMPORT_LINE.match(edit.lines[first]):
+        return None  # a function given alone leaves the imports as they were, used or not
+    if not ops or not isinstance(ops[0], Copy) or ops[0].start > 0:
+        return None
+    shown = {line.strip() for line in edit.lines}
+    original, kept = "\n".join(source.lines), "\n".join(merged.splitlines())
+    for line in source.lines[: ops[0].end]:
+        if not IMPORT_LINE.match(line) or line.strip() in shown:
+            continue
+        for name in set(NAME.findall(line)) - IMPORT_WORDS:
+            word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+            own = len(word.findall(line))
+            if len(word.findall(original)) > own and len(word.findall(kept)) == own:
+                return line.strip()
+    return None
 
 
 def still_commented(

@@ -128,12 +128,7 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG = {
-    "everyday/ts_api_client_remove_retry": (
-        "the snippet starts at the file's second import, no marker above it: the omitted head is "
-        "kept, so the first import stays, though its only use is deleted (blind set 9)"
-    ),
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,22 @@ def test_an_omitted_package_line_is_kept() -> None:
     )
 
 
+def test_an_omitted_import_whose_last_use_is_deleted_is_ambiguous() -> None:
+    original = (
+        'import { sleep } from "./sleep";\nimport { get } from "./http";\n\n'
+        "export async function poll(url) {\n  await sleep(100);\n  return get(url);\n}\n\n"
+        "export function head(url) {\n  return get(url, { method: 'HEAD' });\n}\n"
+    )
+    snippet = (
+        'import { get } from "./http";\n\n'
+        "export async function poll(url) {\n  return get(url);\n}\n\n// ... existing code ...\n"
+    )
+    assert ambiguous(original, snippet, language="typescript").reasons[0].code == "head_left_unused"
+    # the same snippet keeping a use: the omitted import is the file's and stays
+    kept = snippet.replace("  return get(url);", "  await sleep(50);\n  return get(url);")
+    assert merged(original, kept, language="typescript") == original.replace("sleep(100)", "sleep(50)")
+
+
 def test_a_tab_indented_file_gets_tabs_from_a_space_indented_snippet() -> None:
     original = "package p\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 2\n}\n"
     snippet = "// ...\n\nfunc B() int {\n    if true {\n        return 3\n    }\n    return 2\n}\n"
