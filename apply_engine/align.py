@@ -408,13 +408,16 @@ class Aligner:
             )
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
-        s_groups = self.group(s_items, unpaired, self.renamed_body_of, self.snippet)
-        if s_groups:  # a declaration not paired yet: renamed?
-            o_taken = {o for _, o in pairs}
-            o_groups = self.group(o_items, o_range, self.renamed_body_of, self.original)
-            self.pair_unique(
-                pairs, o_groups, s_groups, lambda s, o: o not in o_taken and self.renamed(o_items[o])
-            )
+
+        def renamed(s: int, o: int) -> bool:
+            return all(o != taken for _, taken in pairs) and self.renamed(o_items[o])
+
+        for measure in (self.renamed_body_of, self.renamed_head_of):
+            s_groups = self.group(s_items, unpaired, measure, self.snippet)
+            if s_groups:  # a declaration not paired yet: renamed?
+                o_groups = self.group(o_items, o_range, measure, self.original)
+                self.pair_unique(pairs, o_groups, s_groups, renamed)
+                unpaired = [s for s in unpaired if all(s != paired for paired, _ in pairs)]
         return pairs
 
     @staticmethod
@@ -536,6 +539,23 @@ class Aligner:
         if text.count("\n") + 1 < MIN_RENAMED_BODY_LINES or len(text) < MIN_RENAMED_BODY_CHARS:
             return None
         return f"R{key[: name.start()]}\n{text}"
+
+    def renamed_head_of(self, side: Side, item: Item) -> str | None:
+        """A declaration by what its key says before the name, the rest of its header and its first
+        line inside, for one shown renamed above a marker in its body: new code elides nothing, so
+        its original is the one declaration that reads the same but for its name. For an original
+        item, the same from its whole body."""
+        if not item.nested or item.children[0].marker or (side is self.snippet and not has_marker(item)):
+            return None
+        key = side.key(item)
+        name = DECLARED_NAME.search(key)
+        header = side.normalized[item.header]
+        if name is None or key == header or not header.startswith(key):
+            return None
+        rest, first = header[len(key) :], side.normalized[item.children[0].start]
+        if sum(c.isalnum() for c in rest + first) < MIN_CONDITION_BODY:
+            return None
+        return f"H{key[: name.start()]}\n{rest}\n{first}"
 
     def renamed(self, o_item: Item) -> bool:
         """The original of a declaration shown over its body with a new name was renamed, unless

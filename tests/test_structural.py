@@ -416,6 +416,17 @@ def test_a_function_shown_renamed_over_its_whole_body_is_renamed_in_place() -> N
     ambiguous(PAIRS, snippet, language="python")
 
 
+def test_a_function_shown_renamed_above_a_marker_in_its_body_is_renamed_in_place() -> None:
+    renamed = PAIRS.replace("parse(", "parse_pairs(")
+    snippet = (
+        "# ... existing code ...\n\n\ndef parse_pairs(text):\n    lines = text.splitlines()\n"
+        "    # ... existing code ...\n\n\ndef main():\n    pairs = parse_pairs(os.environ['CONFIG'])\n"
+    ).replace("'", '"')
+    assert merged(PAIRS, snippet, language="python") == renamed
+    # new code elides nothing, but a copy that still calls the original may: not a rename
+    ambiguous(PAIRS, snippet.replace("parse_pairs(os", "parse(os"), language="python")
+
+
 def test_a_stub_method_added_where_the_file_writes_ellipsis_bodies_is_code() -> None:
     original = "from typing import Protocol\n\n\nclass Shape(Protocol):\n    def area(self) -> float: ...\n"
     snippet = (
