@@ -508,10 +508,11 @@ class Aligner:
 
     @staticmethod
     def condition_body_of(side: Side, item: Item) -> str | None:
-        """A condition's block (`if`, `while`) by its kind and its first line inside, so that a
-        block whose condition was edited still finds its original; None for any other item, and for
-        a first line too short to tell one block from another (`continue`, `return nil`)."""
-        if not item.children or item.children[0].marker:
+        """A condition's block (`if`, `while`) by its kind and its first lines inside, as many as
+        tell one block from another (`case "$opt" in` is not enough alone), so that a block whose
+        condition was edited still finds its original; None for any other item, and for lines too
+        short to tell (`continue`, `return nil`) before a marker or the block's end."""
+        if not item.children:
             return None
         header = side.normalized[item.header]
         if not header.startswith(CONDITIONS_START):
@@ -519,10 +520,17 @@ class Aligner:
         word = FIRST_WORD_END.split(header, maxsplit=1)[0]
         if word not in CONDITIONS:
             return None
-        first = side.normalized[item.children[0].start]
-        if sum(c.isalnum() for c in first) < MIN_CONDITION_BODY:
+        first: list[str] = []
+        stack = item.children[::-1]
+        while stack and sum(c.isalnum() for line in first for c in line) < MIN_CONDITION_BODY:
+            child = stack.pop()
+            if child.marker:
+                return None
+            first.append(side.normalized[child.start])
+            stack.extend(child.children[::-1])
+        if sum(c.isalnum() for line in first for c in line) < MIN_CONDITION_BODY:
             return None
-        return f"B{word}\n{first}"
+        return "\n".join([f"B{word}", *first])
 
     @staticmethod
     def renamed_body_of(side: Side, item: Item) -> str | None:

@@ -1548,6 +1548,35 @@ def test_the_same_first_line_under_an_unlike_condition_does_not_find_a_block() -
     ambiguous(RENEW, snippet, language="ruby")
 
 
+GETOPTS = """#!/usr/bin/env bash
+set -euo pipefail
+
+VERBOSE=0
+OUT=""
+
+while getopts ":vo:h" opt; do
+  case "$opt" in
+    v) VERBOSE=1 ;;
+    o) OUT="$OPTARG" ;;
+    h) echo "usage: $0 [-v] [-o file]"; exit 0 ;;
+  esac
+done
+
+echo "verbose=$VERBOSE out=$OUT"
+"""
+
+
+def test_an_edited_loop_whose_first_line_inside_is_short_is_found_by_its_first_lines() -> None:
+    snippet = (
+        'VERBOSE=0\nOUT=""\nQUIET=0\n\n# ... existing code ...\n\nwhile getopts ":vqo:h" opt; do\n'
+        '  case "$opt" in\n    v) VERBOSE=1 ;;\n    q) QUIET=1 ;;\n    # ... existing code ...\n'
+        "  esac\ndone\n\n# ... existing code ...\n"
+    )
+    expected = GETOPTS.replace('OUT=""\n', 'OUT=""\nQUIET=0\n').replace(":vo:h", ":vqo:h")
+    expected = expected.replace("VERBOSE=1 ;;\n", "VERBOSE=1 ;;\n    q) QUIET=1 ;;\n")
+    assert merged(GETOPTS, snippet, language="bash") == expected
+
+
 def test_a_closer_below_a_marker_that_elides_a_rescue_clause_is_the_methods_own() -> None:
     original = (
         "class CLI\n  def run\n    service = parse\n    deploy(service)\n    0\n"
