@@ -814,7 +814,8 @@ class Aligner:
                     "unanchored_insertion", "code indented deeper than its anchors after a marker", items[k]
                 )
                 return None
-            elided_after = end < len(items) or edge == "tail"
+            # a marker after it, its own last one (deeper than the anchors), or the file's kept tail
+            elided_after = end < len(items) or edge == "tail" or items[end - 1].marker
             shown = [rest[-1], *items[k:stop], *items[end : end + 1]]
             found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
             k = end

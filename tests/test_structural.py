@@ -1152,6 +1152,26 @@ def test_a_marker_at_the_end_of_a_fragments_block_keeps_the_rest_of_that_block()
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_fragment_ending_in_its_own_deep_marker_above_the_functions_closer_keeps_the_rest() -> None:
+    original = (
+        "fn lex(input: &str) -> Vec<Tok> {\n    let mut out = Vec::new();\n    for c in input.chars() {\n"
+        "        match c {\n            '+' => {\n                out.push(Tok::Plus);\n            }\n"
+        "            '-' => {\n                out.push(Tok::Minus);\n            }\n"
+        "            _ => {}\n        }\n    }\n    out\n}\n"
+    )
+    snippet = (
+        "fn lex(input: &str) -> Vec<Tok> {\n    // ... existing code ...\n            '-' => {\n"
+        "                out.push(Tok::Minus);\n            }\n            '*' => {\n"
+        "                out.push(Tok::Star);\n            }\n            // ... existing code ...\n}\n"
+    )
+    # before: the deep marker was read as no marker after the fragment, so it had nowhere to go
+    expected = original.replace(
+        "            _ => {}",
+        "            '*' => {\n                out.push(Tok::Star);\n            }\n            _ => {}",
+    )
+    assert merged(original, snippet, language="rust") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
