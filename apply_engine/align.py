@@ -1484,8 +1484,26 @@ class Aligner:
         if len(best) > 1:
             best = self.most_shown(best, shown)
         if len(best) > 1:
+            best = self.holding_the_lines(best, shown)
+        if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         return best[0] if len(best) == 1 else None
+
+    def holding_the_lines(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
+        """Of tied blocks one inside another (an `if` chain: each `} else if` holds the next), the
+        one whose children have the snippet's lines themselves, not lines of the same key only
+        (`} else if (cmd == "set") {` reads as `} else if (cmd == "del") {` by its key); all of
+        them when apart (a line alike in two blocks may be either's edit)."""
+        spans = sorted((item.start, item.end) for item in candidates)
+        if all(end <= start for (_, end), (start, _) in pairwise(spans)):
+            return candidates
+        lines = {self.snippet.normalized[item.header] for item in shown}
+        counts = [
+            sum(self.original.normalized[child.header] in lines for child in item.children)
+            for item in candidates
+        ]
+        most = max(counts)
+        return [item for item, count in zip(candidates, counts, strict=True) if count == most]
 
     def most_shown(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
         """Of blocks tied on the snippet's items (two CI jobs' `steps:`), the one that holds twice

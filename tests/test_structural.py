@@ -1172,6 +1172,26 @@ def test_a_fragment_ending_in_its_own_deep_marker_above_the_functions_closer_kee
     assert merged(original, snippet, language="rust") == expected
 
 
+def test_a_clause_added_below_a_marker_in_an_else_if_chain_goes_after_the_clause_shown() -> None:
+    original = (
+        'int run(const char *cmd)\n{\n    int rc;\n    if (strcmp(cmd, "get") == 0) {\n        rc = get();\n'
+        '    } else if (strcmp(cmd, "set") == 0) {\n        rc = set();\n'
+        '    } else if (strcmp(cmd, "del") == 0) {\n        rc = del();\n    } else {\n        rc = -1;\n'
+        "    }\n    return rc;\n}\n"
+    )
+    snippet = (
+        'int run(const char *cmd)\n{\n    /* ... */\n    } else if (strcmp(cmd, "del") == 0) {\n'
+        '        rc = del();\n    } else if (strcmp(cmd, "list") == 0) {\n        rc = list();\n'
+        "    } else {\n        rc = -1;\n    }\n    /* ... */\n}\n"
+    )
+    # before: the `set` clause, holding `del` by the same key, tied with the `get` block holding it
+    expected = original.replace(
+        "        rc = del();\n",
+        '        rc = del();\n    } else if (strcmp(cmd, "list") == 0) {\n        rc = list();\n',
+    )
+    assert merged(original, snippet, language="c") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
