@@ -351,9 +351,15 @@ class Aligner:
 
     # 1. matching ---------------------------------------------------------------------------
 
-    def match(self, o_items: list[Item], s_items: list[Item]) -> dict[int, int] | None:
-        """snippet index -> original index, order-preserving; None when a match is ambiguous."""
+    def match(
+        self, o_items: list[Item], s_items: list[Item], fits: Callable[[Item, Item], bool] | None = None
+    ) -> dict[int, int] | None:
+        """snippet index -> original index, order-preserving; None when a match is ambiguous.
+        `fits`: whether a pair may stand, checked before the order is (a look-alike left in would
+        push a true anchor out of order)."""
         pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
+        if fits is not None:
+            pairs = [(s, o) for s, o in pairs if fits(s_items[s], o_items[o])]
         anchors = longest_increasing(pairs)
         for s, o in set(pairs) - set(anchors):
             around = [(a, b) for a, b in pairs if (a < s and b < o) or (a > s and b > o)]
@@ -366,7 +372,8 @@ class Aligner:
         for (sa, oa), (sb, ob) in pairwise(bounds):
             if sb - sa < 2 or ob - oa < 2 or all(s_items[s].marker for s in range(sa + 1, sb)):
                 continue
-            found.update(self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob)))
+            local = self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob))
+            found.update((s, o) for s, o in local.items() if fits is None or fits(s_items[s], o_items[o]))
         for s, o in found.items():
             after_anchor = found.get(s - 1, -1) == o - 1  # the original's next item after one shown
             if not after_anchor and self.unlike_callback(s_items[s], o_items[o]):
@@ -602,11 +609,13 @@ class Aligner:
         closer), so a block that elides anything keeps what it leaves out after its last item;
         `tail_elided`: a marker less indented than the block's header follows it (or one follows it
         with its closer not shown), so it keeps that too when its last line shown is an original one."""
-        matches = self.match(o_items, s_items)
+        # a line shown deeper than its match stands (by the mapping of the block around, `outer`;
+        # `reindent` becomes the anchors' own below) is a look-alike in some inner block
+        outer = reindent
+        fits = None if top else lambda s_item, o_item: not self.deeper(s_item, o_item, outer)
+        matches = self.match(o_items, s_items, fits)
         if matches is None:
             return None
-        if not top:  # a line shown deeper than its match stands is a look-alike in some inner block
-            matches = {s: o for s, o in matches.items() if not self.deeper(s_items[s], o_items[o], reindent)}
         if top and not matches and not any(item.removal for item in s_items):
             return (
                 self.append(o_items, s_items)

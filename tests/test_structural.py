@@ -1192,6 +1192,23 @@ def test_a_clause_added_below_a_marker_in_an_else_if_chain_goes_after_the_clause
     assert merged(original, snippet, language="c") == expected
 
 
+def test_a_deeper_look_alike_after_a_marker_does_not_push_an_edited_block_out_of_order() -> None:
+    original = (
+        "function encode(obj) {\n  let out = ''\n  const children = []\n  for (const k of Object.keys(obj)) {\n"
+        "    if (typeof obj[k] === 'object') {\n      children.push(k)\n    } else {\n      out += k + eol\n    }\n"
+        "  }\n  for (const k of children) {\n    const child = encode(obj[k])\n    out += child\n  }\n"
+        "  return out\n}\n"
+    )
+    snippet = (
+        "function encode(obj) {\n  // ... existing code ...\n  for (const k of Object.keys(obj)) {\n"
+        "    if (isSection(obj[k])) {\n      children.push(k)\n    } else {\n      out += k + eol\n    }\n"
+        "  }\n  // ... existing code ...\n    out += child\n  }\n  return out\n}\n"
+    )
+    # before: `out += child` paired with `let out = ''` by its key, and the loop fell out of order
+    expected = original.replace("typeof obj[k] === 'object'", "isSection(obj[k])")
+    assert merged(original, snippet, language="javascript") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
