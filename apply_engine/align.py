@@ -728,9 +728,9 @@ class Aligner:
         no reason kept, when that does not place them (new code appended by its closers)."""
         depths = [self.depth(item) for item in s_items if item.marker]
         if not depths or not all(
-            self.elided_inside(item, min(depths)) for item in s_items if not item.marker
+            self.elided_inside(item, min(depths)) or self.closes(item) for item in s_items if not item.marker
         ):
-            return None
+            return None  # (a closer ends the block a fragment stands in: `}` below a table's rows)
         reasons = len(self.reasons)
         placed = self.gap(o_items, s_items, reindent, None, None, min(depths))
         del self.reasons[reasons:]

@@ -1209,6 +1209,21 @@ def test_a_deeper_look_alike_after_a_marker_does_not_push_an_edited_block_out_of
     assert merged(original, snippet, language="javascript") == expected
 
 
+def test_rows_added_at_the_end_of_a_table_shown_with_its_closer_below_a_marker() -> None:
+    original = (
+        "package slug\n\nfunc TestMake(t *testing.T) {\n\ttests := []struct{ name, in, want string }{\n"
+        '\t\t{"spaces", "a b", "a-b"},\n\t\t{"case", "AB", "ab"},\n\t}\n\tfor _, tt := range tests {\n'
+        "\t\tcheck(t, tt.in, tt.want)\n\t}\n}\n"
+    )
+    snippet = (
+        'func TestMake(t *testing.T) {\n\t// ... existing code ...\n\t\t{"case", "AB", "ab"},\n'
+        '\t\t{"empty", "", ""},\n\t}\n\t// ... existing code ...\n}\n'
+    )
+    # before: the closer at the marker's depth kept the rows from being read as a fragment
+    expected = original.replace('"ab"},\n', '"ab"},\n\t\t{"empty", "", ""},\n')
+    assert merged(original, snippet, language="go") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
