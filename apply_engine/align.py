@@ -830,6 +830,41 @@ class Aligner:
             k = end
         return rest, found
 
+    def flat_members(
+        self, o_gap: list[Item], items: list[Item], fragments: list[Fragment]
+    ) -> tuple[list[Item], list[Fragment]]:
+        """Takes out of a gap's items the runs between two markers that are members of one elided
+        block whose members stand at its header's column (`dependencies = [...]` of a TOML
+        `[project]` table shown without its header): fragments too, though no deeper."""
+        k, rest, found = 0, [], list(fragments)
+        while k < len(items):
+            end = k
+            while end < len(items) and not items[end].marker:
+                end += 1
+            run = items[k:end]
+            between_markers = bool(run) and k > 0 and end < len(items)
+            if not (between_markers and o_gap and self.members_of_flat_block(o_gap, run)):
+                rest += items[k : end + 1]
+            else:
+                found.append(Fragment([items[k - 1], *run, items[end]], closers=0, elided_after=True))
+                rest.append(items[end])
+            k = end + 1
+        return rest, sorted(found, key=lambda fragment: fragment.items[0].start)
+
+    def members_of_flat_block(self, o_items: list[Item], run: list[Item]) -> bool:
+        reasons = len(self.reasons)
+        block = self.container(o_items, run)
+        del self.reasons[reasons:]
+        if block is None:
+            return False
+        column = len(leading(self.original.lines[block.header]))
+        members = {
+            self.original.key(child)
+            for child in block.children
+            if len(leading(self.original.lines[child.header])) == column
+        }
+        return all(self.snippet.key(item) in members for item in run)
+
     def ends_elided(self, s_items: list[Item], o_item: Item) -> bool:
         """Lone closers after a marker that are the last lines of the elided item above them: a Go
         or Swift `case` ends in its switch's `}`, which the snippet shows below the marker."""
@@ -949,7 +984,7 @@ class Aligner:
         split = self.fragments(s_gap, base, edge)  # before hoisting: a fragment keeps its markers
         if split is None:
             return None
-        items, fragments = split
+        items, fragments = self.flat_members(o_gap, *split)
         parts: list[list[Item]] = [[]]
         for item in hoist_markers(items):
             if item.marker:

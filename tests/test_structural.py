@@ -1243,6 +1243,22 @@ def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_bod
     assert merged(original, snippet, language="python") == original.replace(old, body)
 
 
+def test_a_key_shown_without_its_table_between_markers_is_edited_in_the_one_table_holding_it() -> None:
+    original = (
+        '[project]\nname = "x"\ndependencies = [\n    "click",\n]\n\n[tool.ruff]\nline-length = 100\n\n'
+        "[tool.coverage.report]\nfail_under = 90\n"
+    )
+    snippet = (
+        '# ...\ndependencies = [\n    "click",\n    "httpx",\n]\n# ...\n[tool.coverage.report]\n'
+        "fail_under = 95\n"
+    )
+    expected = original.replace('"click",\n', '"click",\n    "httpx",\n').replace("= 90", "= 95")
+    assert merged(original, snippet, language="toml") == expected
+    # two tables hold it as shown: either may be meant
+    twice = original.replace("line-length = 100\n", 'line-length = 100\ndependencies = [\n    "click",\n]\n')
+    ambiguous(twice, snippet, language="toml")
+
+
 def test_blank_lines_left_where_prose_and_a_fence_opened_the_snippet_are_not_written() -> None:
     snippet = "Here it is:\n\n```python\nimport sys\nimport math\n# ... existing code ...\n```\n"
     assert merged(SHAPES, snippet, language="python") == "import sys\n" + SHAPES
