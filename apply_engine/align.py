@@ -831,23 +831,24 @@ class Aligner:
         return rest, found
 
     def flat_members(
-        self, o_gap: list[Item], items: list[Item], fragments: list[Fragment]
+        self, o_gap: list[Item], items: list[Item], fragments: list[Fragment], edge: str | None
     ) -> tuple[list[Item], list[Fragment]]:
-        """Takes out of a gap's items the runs between two markers that are members of one elided
-        block whose members stand at its header's column (`dependencies = [...]` of a TOML
-        `[project]` table shown without its header): fragments too, though no deeper."""
+        """Takes out of a gap's items the runs below a marker that are members of one elided block
+        whose members stand at its header's column (`dependencies = [...]` of a TOML `[project]`
+        table shown without its header): fragments too, though no deeper. One that runs to the
+        gap's end (the next anchor) shows its block's end."""
         k, rest, found = 0, [], list(fragments)
         while k < len(items):
             end = k
             while end < len(items) and not items[end].marker:
                 end += 1
             run = items[k:end]
-            between_markers = bool(run) and k > 0 and end < len(items)
-            if not (between_markers and o_gap and self.members_of_flat_block(o_gap, run)):
+            if not (run and k > 0 and o_gap and self.members_of_flat_block(o_gap, run)):
                 rest += items[k : end + 1]
             else:
-                found.append(Fragment([items[k - 1], *run, items[end]], closers=0, elided_after=True))
-                rest.append(items[end])
+                elided_after = end < len(items) or edge == "tail"
+                found.append(Fragment([items[k - 1], *run, *items[end : end + 1]], 0, elided_after))
+                rest += items[end : end + 1]
             k = end + 1
         return rest, sorted(found, key=lambda fragment: fragment.items[0].start)
 
@@ -984,7 +985,7 @@ class Aligner:
         split = self.fragments(s_gap, base, edge)  # before hoisting: a fragment keeps its markers
         if split is None:
             return None
-        items, fragments = self.flat_members(o_gap, *split)
+        items, fragments = self.flat_members(o_gap, *split, edge)
         parts: list[list[Item]] = [[]]
         for item in hoist_markers(items):
             if item.marker:

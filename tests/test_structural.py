@@ -1264,11 +1264,17 @@ def test_blank_lines_left_where_prose_and_a_fence_opened_the_snippet_are_not_wri
     assert merged(SHAPES, snippet, language="python") == "import sys\n" + SHAPES
 
 
-def test_a_key_shown_without_its_table_that_the_table_above_holds_is_ambiguous() -> None:
+def test_a_key_shown_without_its_table_that_the_table_above_holds_is_edited_there() -> None:
     original = '[project]\nname = "x"\ndependencies = [\n    "click",\n]\n\n[tool.ruff]\nline-length = 100\n'
     snippet = '# ... existing config ...\ndependencies = [\n    "click",\n    "httpx",\n]\n\n[tool.ruff]\n# ... existing config ...\n'
-    # before: a second `dependencies` key went in at the end of [project]: invalid TOML
-    assert ambiguous(original, snippet, language="toml").reasons[0].code == "several_candidates"
+    # before: a second `dependencies` key went in at the end of [project] (invalid TOML), then
+    # it was ambiguous; it is the last key of [project], shown up to the next table
+    assert merged(original, snippet, language="toml") == original.replace(
+        '"click",\n', '"click",\n    "httpx",\n'
+    )
+    # a key below it in [project]: shown closed up to the next table, it would be deleted
+    below = original.replace("]\n\n[tool", ']\nreadme = "README.md"\n\n[tool')
+    assert ambiguous(below, snippet, language="toml").reasons[0].code == "unexplained_deletion"
 
 
 def test_a_bare_call_opening_line_does_not_anchor_by_itself() -> None:
