@@ -14,10 +14,21 @@ import threading
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate, islice, takewhile
+from itertools import accumulate, islice, pairwise, takewhile
 from operator import add
 
-from apply_engine.align import IMPORT_LINE, IMPORT_WORDS, NAME, Aligner, Copy, Insert, Op, Side, has_marker
+from apply_engine.align import (
+    IMPORT_LINE,
+    IMPORT_WORDS,
+    NAME,
+    Aligner,
+    Copy,
+    Insert,
+    Op,
+    Side,
+    has_marker,
+    lineage,
+)
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.keys import normalize
 from apply_engine.languages import (
@@ -30,11 +41,13 @@ from apply_engine.languages import (
 from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
+    ACCESS_LABEL,
     CONTINUATION,
     INI_SECTION,
     MARKDOWN_HEADING,
     PURE_CLOSER,
     Item,
+    label_columns,
     markdown_columns,
     outline,
     string_columns,
@@ -246,6 +259,8 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
         return markdown_columns(lines, found)
     if language == "toml":
         return table_columns(lines, found)
+    if language == "cpp":
+        return label_columns(lines, found)
     return table_columns(lines, found, INI_SECTION) if language == "text" else found
 
 
@@ -338,28 +353,41 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
     the one top-level item that holds them, the rest after it."""
     lines = aligner.snippet.lines
     shown = [k for k, item in enumerate(s_tree) if not item.marker]
-    top = [k for k in shown if column(lines[s_tree[k].header]) <= 0]
+    # (C++'s `private:` at column 0 stands among the members: see `label_columns`)
+    top = [
+        k
+        for k in shown
+        if column(lines[s_tree[k].header]) <= 0 and not ACCESS_LABEL.match(lines[s_tree[k].header])
+    ]
     if not top or top[0] == shown[0] or not PURE_CLOSER.match(lines[s_tree[top[0]].header].strip()):
         return None
     fragment, rest = s_tree[: top[0]], s_tree[top[0] + 1 :]
     container = aligner.container(o_tree, fragment)
-    position = next((k for k, item in enumerate(o_tree) if item is container), None)
-    if container is None or position is None:
+    if container is None:
+        return None
+    # the top-level item that holds it, or that ends with it, one closer ending both (an
+    # Allman-style class, its members in the block of its `{` line, then `};`)
+    position = next(k for k, item in enumerate(o_tree) if item.start <= container.start < item.end)
+    chain = lineage(o_tree, container)
+    if sum(item.closer for item in chain) > 1 or any(
+        child is not parent.children[-1] for parent, child in pairwise(chain)
+    ):
         return None
     aligner.rewrite = False
     # below a marker, down to the container's closer: its tail is shown, not elided
     inner = aligner.level(container.children, fragment, identity(), top=not fragment[0].marker)
     if inner is None:
         return None
+    holder = o_tree[position]
     after = o_tree[position + 1 :]
-    head, closer = Copy(0, container.children[0].lead), Copy(container.children[-1].end, container.end)
+    head, closer = Copy(0, container.children[0].lead), Copy(container.children[-1].end, holder.end)
     if all(item.marker for item in rest):
-        return [head, *inner, closer, Copy(container.end, size)]
+        return [head, *inner, closer, Copy(holder.end, size)]
     if not after:  # new code after the file's last item
         new = list(takewhile(lambda item: not item.marker, rest))
         if any(has_marker(item) for item in new) or not all(item.marker for item in rest[len(new) :]):
             return None
-        return [head, *inner, closer, *aligner.inserts(new, identity()), Copy(container.end, size)]
+        return [head, *inner, closer, *aligner.inserts(new, identity()), Copy(holder.end, size)]
     outer = aligner.level(after, rest, identity(), top=True, open_end=True)
     return None if outer is None else [head, *inner, closer, *outer, Copy(o_tree[-1].end, size)]
 

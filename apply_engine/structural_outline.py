@@ -139,6 +139,26 @@ def table_columns(lines: list[str], columns: list[int], table: re.Pattern[str] =
     return virtual
 
 
+ACCESS_LABEL = re.compile(
+    r"^\s*(public|protected|private|signals|Q_SIGNALS|(public |protected |private )?(slots|Q_SLOTS))\s*:\s*$"
+)
+
+
+def label_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """C++'s `public:` written at its class's column stands among the members below it, so that
+    they stay the class's children."""
+    virtual = list(columns)
+    following = -1
+    for k in range(len(lines) - 1, -1, -1):
+        if columns[k] < 0:
+            continue
+        if following > columns[k] and ACCESS_LABEL.match(lines[k]):
+            virtual[k] = following
+        else:
+            following = columns[k]
+    return virtual
+
+
 CONTINUED = 1 << 20  # virtual indent of lines inside a multi-line string: part of the line above
 TRIPLE = ('"""', "'''")
 LONG_STRINGS = {

@@ -1224,6 +1224,59 @@ def test_rows_added_at_the_end_of_a_table_shown_with_its_closer_below_a_marker()
     assert merged(original, snippet, language="go") == expected
 
 
+BANK = """#include <map>
+
+namespace bank {
+
+class Bank {
+public:
+    long balance(int id) const {
+        return accounts_.at(id);
+    }
+
+    void deposit(int id, long cents) {
+        accounts_[id] += cents;
+    }
+
+private:
+    std::map<int, long> accounts_;
+};
+
+}  // namespace bank
+"""
+
+
+def test_a_method_added_in_a_cpp_class_whose_public_label_stands_at_the_class_column() -> None:
+    snippet = (
+        "// ... existing code ...\nclass Bank {\npublic:\n    // ... existing methods ...\n\n"
+        "    void deposit(int id, long cents) {\n        // ... unchanged ...\n    }\n\n"
+        "    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\n    // ... existing code ...\n};\n\n"
+        "}  // namespace bank\n"
+    )
+    # before: `public:` and `private:` were blocks of their own, the class's `};` the last line of
+    # `private:`; the marker above `};` was read as eliding the public methods only, so the private
+    # section was deleted (a parse error caught it)
+    expected = BANK.replace(
+        "    }\n\nprivate:",
+        "    }\n\n    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\nprivate:",
+    )
+    assert merged(BANK, snippet, language="cpp") == expected
+
+
+def test_members_of_an_allman_style_class_then_its_closer_go_in_the_block_of_its_brace() -> None:
+    original = BANK.replace("class Bank {\n", "class Bank\n{\n")
+    snippet = (
+        "    // ... existing code ...\n    void deposit(int id, long cents) {\n        accounts_[id] += cents;\n"
+        "    }\n\n    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\nprivate:\n"
+        "    // ... existing code ...\n};\n\n}  // namespace bank\n"
+    )
+    expected = original.replace(
+        "    }\n\nprivate:",
+        "    }\n\n    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\nprivate:",
+    )
+    assert merged(original, snippet, language="cpp") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
