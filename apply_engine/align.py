@@ -655,9 +655,7 @@ class Aligner:
                 edge = "lead" if top else None
             elif sb == len(s_items):
                 edge = "tail" if keeps_tail and not whole_file else None
-            elif self.ends_in_marker(s_items[sa]) or self.closed_after_marker(
-                s_items[sa], s_items[sa + 1 : sb], o_items[oa + 1 : ob]
-            ):
+            elif self.ends_in_marker(s_items[sa]):
                 edge = "elided"
             if sb < len(s_items) and self.new_above_comment(
                 s_items[sa + 1 : sb + 1], o_items[max(oa + 1, ob - 1) : ob + 1]
@@ -2119,17 +2117,6 @@ class Aligner:
         """A block without a closer whose last line is a marker in a block inside it."""
         chain = last_descendants(item)
         return len(chain) > 2 and chain[-1].marker and not item.closer
-
-    def closed_after_marker(self, s_anchor: Item, s_gap: list[Item], o_gap: list[Item]) -> bool:
-        """A block ending in a marker, then only closers that end the original's next items
-        (C++'s `public:` ... `// ...`, then `};`, the `private:` section's last line): the marker
-        elides through to them, whatever its depth."""
-        return (
-            bool(s_gap and o_gap)
-            and last_descendants(s_anchor)[-1].marker
-            and all(self.closes(item) for item in s_gap)
-            and self.ends_elided(s_gap, o_gap[-1])
-        )
 
     def ends_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker no deeper than its header (TOML's
