@@ -621,6 +621,7 @@ class Aligner:
                 self.append(o_items, s_items)
                 or self.append_inside(o_items, s_items)
                 or self.at_file_start(o_items, s_items, reindent)
+                or self.fragments_alone(o_items, s_items, reindent)
             )
         anchors = sorted(matches.items())
         base = None  # the depth of this level's anchors in the snippet
@@ -727,8 +728,11 @@ class Aligner:
         `# ...`): each run of deeper code goes in the one elided block that holds it. None, with
         no reason kept, when that does not place them (new code appended by its closers)."""
         depths = [self.depth(item) for item in s_items if item.marker]
-        if not depths or not all(
-            self.elided_inside(item, min(depths)) or self.closes(item) for item in s_items if not item.marker
+        shown = [item for item in s_items if not item.marker]
+        if (
+            not depths
+            or not shown
+            or not all(self.elided_inside(item, min(depths)) or self.closes(item) for item in shown)
         ):
             return None  # (a closer ends the block a fragment stands in: `}` below a table's rows)
         reasons = len(self.reasons)

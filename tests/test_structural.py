@@ -1277,6 +1277,30 @@ def test_members_of_an_allman_style_class_then_its_closer_go_in_the_block_of_its
     assert merged(original, snippet, language="cpp") == expected
 
 
+def test_a_method_shown_without_its_impl_after_an_enums_end_goes_in_the_one_impl_holding_it() -> None:
+    original = (
+        "pub enum ConfigError {\n    Parse(String),\n    Missing(&'static str),\n}\n\npub struct Config {\n"
+        "    pub name: String,\n    pub workers: usize,\n}\n\nimpl Config {\n"
+        "    fn validate(&self) -> Result<(), ConfigError> {\n"
+        '        if self.name.is_empty() {\n            return Err(ConfigError::Missing("name"));\n'
+        "        }\n        Ok(())\n    }\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    Missing(&'static str),\n    NoWorkers,\n}\n\n// ... existing code ...\n"
+        "    fn validate(&self) -> Result<(), ConfigError> {\n        // ... existing checks ...\n"
+        '        if self.name.is_empty() {\n            return Err(ConfigError::Missing("name"));\n        }\n'
+        "        if self.workers == 0 {\n            return Err(ConfigError::NoWorkers);\n        }\n"
+        "        Ok(())\n    }\n// ... existing code ...\n"
+    )
+    # before: below the enum's `}`, code between two markers and deeper than them found no block
+    expected = original.replace("str),\n}", "str),\n    NoWorkers,\n}").replace(
+        "        }\n        Ok(())",
+        "        }\n        if self.workers == 0 {\n            return Err(ConfigError::NoWorkers);\n        }\n"
+        "        Ok(())",
+    )
+    assert merged(original, snippet, language="rust") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
