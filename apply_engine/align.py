@@ -1539,13 +1539,24 @@ class Aligner:
         return best[0] if len(best) == 1 else None
 
     def holding_the_lines(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
-        """Of tied blocks one inside another (an `if` chain: each `} else if` holds the next), the
-        one whose children have the snippet's lines themselves, not lines of the same key only
-        (`} else if (cmd == "set") {` reads as `} else if (cmd == "del") {` by its key); all of
-        them when apart (a line alike in two blocks may be either's edit)."""
+        """Of tied blocks one inside another (an `if` chain: each `} else if` holds the next), those
+        holding the snippet's least indented code, then the one whose children have the snippet's
+        lines themselves, not lines of the same key only (`} else if (cmd == "set") {` reads as
+        `} else if (cmd == "del") {` by its key); all of them when apart (a line alike in two
+        blocks may be either's edit)."""
         spans = sorted((item.start, item.end) for item in candidates)
         if all(end <= start for (_, end), (start, _) in pairwise(spans)):
             return candidates
+        # code that steps out of a block (`},` then `extraReducers: {`) is of the block around it
+        code = [item for item in shown if not self.closes(item)]
+        least = min((self.depth(item) for item in code), default=0)
+        outer = [self.snippet.key(item) for item in code if self.depth(item) == least]
+        holding = [
+            item
+            for item in candidates
+            if all(key in {self.original.key(child) for child in item.children} for key in outer)
+        ]
+        candidates = holding or candidates
         lines = {self.snippet.normalized[item.header] for item in shown}
         counts = [
             sum(self.original.normalized[child.header] in lines for child in item.children)

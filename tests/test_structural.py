@@ -1301,6 +1301,44 @@ def test_a_method_shown_without_its_impl_after_an_enums_end_goes_in_the_one_impl
     assert merged(original, snippet, language="rust") == expected
 
 
+MEMBERS = """import { useCallback, useState } from "react";
+
+export function Members({ teamId }) {
+  const [pending, setPending] = useState(null);
+
+  const remove = useCallback(async () => {
+    await deleteUser(teamId, pending.id);
+    setPending(null);
+  }, [teamId, pending]);
+
+  return (
+    <div className="members">
+      <MemberList teamId={teamId} onRemove={setPending} />
+      {pending && (
+        <Confirm onConfirm={remove} />
+      )}
+    </div>
+  );
+}
+"""
+
+
+def test_code_at_two_depths_of_a_function_goes_in_the_block_holding_the_less_indented() -> None:
+    snippet = (
+        "// ... existing code ...\n\n  const remove = useCallback(async () => {\n    try {\n"
+        "      await deleteUser(teamId, pending.id);\n    } finally {\n      setPending(null);\n    }\n"
+        "  }, [teamId, pending]);\n\n  // ... existing code ...\n      {pending && (\n"
+        '        <Confirm title="Remove member" onConfirm={remove} />\n      )}\n    </div>\n  );\n}\n'
+    )
+    # before: the function (holding `const remove`) and the `<div>` inside it (holding
+    # `{pending && (`) tied as the block the snippet's members go in
+    expected = MEMBERS.replace(
+        "    await deleteUser(teamId, pending.id);\n    setPending(null);\n",
+        "    try {\n      await deleteUser(teamId, pending.id);\n    } finally {\n      setPending(null);\n    }\n",
+    ).replace("<Confirm onConfirm", '<Confirm title="Remove member" onConfirm')
+    assert merged(MEMBERS, snippet, language="tsx") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
