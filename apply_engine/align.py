@@ -822,14 +822,16 @@ class Aligner:
                 stop -= 1
             if end < len(items) and self.closes(items[end]):
                 end += 1
-            if stop == k or (end < len(items) and not items[end].marker):
+            if stop == k:
                 self.fail(
                     "unanchored_insertion", "code indented deeper than its anchors after a marker", items[k]
                 )
                 return None
-            # a marker after it, its own last one (deeper than the anchors), or the file's kept tail
-            elided_after = end < len(items) or edge == "tail" or items[end - 1].marker
-            shown = [rest[-1], *items[k:stop], *items[end : end + 1]]
+            # a marker after it, its own last one (deeper than the anchors), or the file's kept tail;
+            # code right after it (Python's dedent, no closer shown) ends its block there
+            marker_after = end < len(items) and items[end].marker
+            elided_after = marker_after or (end == len(items) and edge == "tail") or items[end - 1].marker
+            shown = [rest[-1], *items[k:stop], *items[end : end + marker_after]]
             found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
             k = end
         return rest, found

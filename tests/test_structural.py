@@ -1339,6 +1339,27 @@ def test_code_at_two_depths_of_a_function_goes_in_the_block_holding_the_less_ind
     assert merged(MEMBERS, snippet, language="tsx") == expected
 
 
+def test_the_end_of_an_elided_element_then_a_new_one_goes_after_that_element() -> None:
+    original = (
+        "module.exports = {\n  module: {\n    rules: [\n      {\n        test: /\\.css$/,\n"
+        "        use: ['style-loader', 'css-loader'],\n      },\n      {\n        test: /\\.png$/,\n"
+        "        type: 'asset',\n        parser: { dataUrlCondition: { maxSize: 8192 } },\n      },\n"
+        "      {\n        test: /\\.woff2?$/,\n        type: 'asset/resource',\n      },\n    ],\n  },\n};\n"
+    )
+    snippet = (
+        "module.exports = {\n  module: {\n    rules: [\n      // ... existing rules ...\n"
+        "        parser: { dataUrlCondition: { maxSize: 8192 } },\n      },\n      {\n"
+        "        test: /\\.svg$/,\n        use: ['@svgr/webpack'],\n      },\n      {\n"
+        "        test: /\\.woff2?$/,\n        // ...\n      },\n    ],\n  },\n};\n"
+    )
+    # before: code after the fragment's closer, not a marker, left the fragment unplaceable
+    expected = original.replace(
+        "8192 } },\n      },\n",
+        "8192 } },\n      },\n      {\n        test: /\\.svg$/,\n        use: ['@svgr/webpack'],\n      },\n",
+    )
+    assert merged(original, snippet, language="javascript") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
