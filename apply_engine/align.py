@@ -849,7 +849,9 @@ class Aligner:
             while end < len(items) and not items[end].marker:
                 end += 1
             run = items[k:end]
-            if not (run and k > 0 and o_gap and self.members_of_flat_block(o_gap, run)):
+            # (members of a flat block stand at column 0: TOML tables, INI sections)
+            flat = run and k > 0 and o_gap and self.depth(run[0]) == 0
+            if not (flat and self.members_of_flat_block(o_gap, run)):
                 rest += items[k : end + 1]
             else:
                 elided_after = end < len(items) or edge == "tail"
