@@ -90,6 +90,7 @@ MIN_ELSEWHERE_LINES = 3  # new lines that, standing below the same first line in
 ELSEWHERE_WINDOW = 12  # ... among the lines after that first line
 MIN_WRAPPED_LINES = 2  # elided lines a new block must write out to be taken as wrapping them
 MIN_WRAPPED_CHARS = 16  # ... or letters and digits of one line
+ARM_LABELS = frozenset({"case", "when"})  # a switch arm is named by its label
 # a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
 TERMINATORS = frozenset({"return", "raise", "throw", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 # How alike a new block next to an elided one of the same kind (`if`, `it "..." do`, `{`) must be
@@ -1770,6 +1771,8 @@ class Aligner:
             return True  # a second `return` or `CMD` next to the first: an edit
         if not s_word or s_word != o_word or COMMENT_START.match(s_header):
             return False
+        if s_word[0] in ARM_LABELS and s_header != o_header:
+            return False  # `case "release":` is another arm than `case "pull_request":`, as a name is
         if bool(s_item.children) != bool(o_item.children):
             return False
         if s_header == o_header and any(child.marker for child in s_item.children):

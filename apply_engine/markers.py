@@ -80,14 +80,18 @@ REMOVAL = re.compile(
     re.I,
 )
 REMOVAL_WORDS = 10
+# a function named as removed, then why, at any length: `legacyFormat() removed - no callers left`
+NAMED_REMOVAL = re.compile(r"^`?[\w.$]+\(\)`?\s+(was\s+|has\s+been\s+)?(removed|deleted|dropped)\b", re.I)
 
 
 def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
     """True when `line` says the code that stood here is deleted (`// removed: legacyInit()`)."""
     body = comment_body(line, line_comments, block_comments)
-    if body is None or len(body.split()) > REMOVAL_WORDS:
+    if body is None:
         return False
-    return bool(REMOVAL.match(body.strip(".… ")))
+    if NAMED_REMOVAL.match(body):
+        return True
+    return len(body.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(body.strip(".… ")))
 
 
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:

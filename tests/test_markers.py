@@ -123,6 +123,8 @@ def test_a_hash_is_not_a_comment_in_javascript() -> None:
         ("// deleted the parse function", True),
         ("// remove the helper function", True),
         ("# old_handler removed", True),
+        ("// legacyFormatDate() removed - the v1 email templates are gone, no callers left", True),
+        ("// token removed from the session when the user logs out, see #412", False),
         ("# Remove duplicates", False),
         ("// delete temp files before exit", False),
         ("x = remove(y)", False),

@@ -1360,6 +1360,26 @@ def test_the_end_of_an_elided_element_then_a_new_one_goes_after_that_element() -
     assert merged(original, snippet, language="javascript") == expected
 
 
+def test_a_new_switch_arm_below_a_marker_is_no_edit_of_the_arm_above_it() -> None:
+    original = (
+        "package hooks\n\nfunc handle(event string, body []byte) error {\n\tswitch event {\n"
+        '\tcase "push":\n\t\tvar ev PushEvent\n\t\tif err := json.Unmarshal(body, &ev); err != nil {\n'
+        "\t\t\treturn err\n\t\t}\n\t\treturn onPush(ev)\n"
+        '\tcase "pull_request":\n\t\tvar ev PullRequestEvent\n\t\tif err := json.Unmarshal(body, &ev); err != nil {\n'
+        "\t\t\treturn err\n\t\t}\n\t\treturn onPullRequest(ev)\n\tdefault:\n\t\treturn nil\n\t}\n}\n"
+    )
+    release = (
+        '\tcase "release":\n\t\tvar ev ReleaseEvent\n\t\tif err := json.Unmarshal(body, &ev); err != nil {\n'
+        "\t\t\treturn err\n\t\t}\n\t\treturn onRelease(ev)\n"
+    )
+    snippet = (
+        "func handle(event string, body []byte) error {\n\tswitch event {\n\t// ... push, pull_request ...\n"
+        f"{release}\tdefault:\n\t\treturn nil\n\t}}\n}}\n"
+    )
+    # before: taken as an edit of the `pull_request` arm it looks like, which was deleted
+    assert merged(original, snippet, language="go") == original.replace("\tdefault:", release + "\tdefault:")
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
