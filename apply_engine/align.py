@@ -417,14 +417,14 @@ class Aligner:
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
 
-        def renamed(s: int, o: int) -> bool:
+        def was_renamed(s: int, o: int) -> bool:
             return all(o != taken for _, taken in pairs) and self.renamed(o_items[o])
 
         for measure in (self.renamed_body_of, self.renamed_head_of):
             s_groups = self.group(s_items, unpaired, measure, self.snippet)
             if s_groups:  # a declaration not paired yet: renamed?
                 o_groups = self.group(o_items, o_range, measure, self.original)
-                self.pair_unique(pairs, o_groups, s_groups, renamed)
+                self.pair_unique(pairs, o_groups, s_groups, was_renamed)
                 unpaired = [s for s in unpaired if all(s != paired for paired, _ in pairs)]
         return pairs
 
@@ -862,6 +862,8 @@ class Aligner:
         return rest, sorted(found, key=lambda fragment: fragment.items[0].start)
 
     def members_of_flat_block(self, o_items: list[Item], run: list[Item]) -> bool:
+        """Whether each item of `run` is, by its key, a member at the header's column of the one
+        block among `o_items` that holds them (no reason kept when there is none)."""
         reasons = len(self.reasons)
         block = self.container(o_items, run)
         del self.reasons[reasons:]
@@ -1557,9 +1559,7 @@ class Aligner:
         least = min((self.depth(item) for item in code), default=0)
         outer = [self.snippet.key(item) for item in code if self.depth(item) == least]
         holding = [
-            item
-            for item in candidates
-            if all(key in {self.original.key(child) for child in item.children} for key in outer)
+            item for item in candidates if set(outer) <= {self.original.key(child) for child in item.children}
         ]
         candidates = holding or candidates
         lines = {self.snippet.normalized[item.header] for item in shown}
