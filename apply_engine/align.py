@@ -259,6 +259,16 @@ def similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
+def letters(text: str) -> int:
+    """How many letters and digits `text` has: how much a line can tell apart."""
+    return sum(c.isalnum() for c in text)
+
+
+def whole_word(name: str) -> re.Pattern[str]:
+    """`name` as a word of code (`sleep`, not `sleepy` or `$sleep`)."""
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
 def last_descendants(item: Item) -> list[Item]:
     """The item, its last child, that child's last child, and so on."""
     chain = [item]
@@ -417,15 +427,15 @@ class Aligner:
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
 
-        def was_renamed(s: int, o: int) -> bool:
-            return all(o != taken for _, taken in pairs) and self.renamed(o_items[o])
+        def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
+            return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
 
         for measure in (self.renamed_body_of, self.renamed_head_of):
             s_groups = self.group(s_items, unpaired, measure, self.snippet)
             if s_groups:  # a declaration not paired yet: renamed?
                 o_groups = self.group(o_items, o_range, measure, self.original)
                 self.pair_unique(pairs, o_groups, s_groups, was_renamed)
-                unpaired = [s for s in unpaired if all(s != paired for paired, _ in pairs)]
+                unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
         return pairs
 
     @staticmethod
@@ -529,14 +539,16 @@ class Aligner:
         if word not in CONDITIONS:
             return None
         first: list[str] = []
+        told = 0
         stack = item.children[::-1]
-        while stack and sum(c.isalnum() for line in first for c in line) < MIN_CONDITION_BODY:
+        while stack and told < MIN_CONDITION_BODY:
             child = stack.pop()
             if child.marker:
                 return None
             first.append(side.normalized[child.start])
+            told += letters(first[-1])
             stack.extend(child.children[::-1])
-        if sum(c.isalnum() for line in first for c in line) < MIN_CONDITION_BODY:
+        if told < MIN_CONDITION_BODY:
             return None
         return "\n".join([f"B{word}", *first])
 
@@ -569,7 +581,7 @@ class Aligner:
         if name is None or key == header or not header.startswith(key):
             return None
         rest, first = header[len(key) :], side.normalized[item.children[0].start]
-        if sum(c.isalnum() for c in rest + first) < MIN_CONDITION_BODY:
+        if letters(rest + first) < MIN_CONDITION_BODY:
             return None
         return f"H{key[: name.start()]}\n{rest}\n{first}"
 
@@ -578,7 +590,7 @@ class Aligner:
         the snippet still names it (the new one may be its copy)."""
         name = DECLARED_NAME.search(self.original.key(o_item))
         assert name is not None
-        used = re.compile(rf"(?<![\w$]){re.escape(name.group())}(?![\w$])")
+        used = whole_word(name.group())
         return not any(used.search(line) for line in self.snippet.lines)
 
     def edited_condition(self, s_item: Item, o_item: Item) -> bool:
@@ -1194,9 +1206,7 @@ class Aligner:
 
     @staticmethod
     def long_enough(run: list[str]) -> bool:
-        return len(run) >= MIN_WRAPPED_LINES or (
-            bool(run) and sum(c.isalnum() for c in run[0]) >= MIN_WRAPPED_CHARS
-        )
+        return len(run) >= MIN_WRAPPED_LINES or (bool(run) and letters(run[0]) >= MIN_WRAPPED_CHARS)
 
     def inside_new_blocks(self, part: list[Item], elided: set[str]) -> list[str]:
         """The lines inside the new control blocks of `part`, "" between two blocks."""
@@ -1628,7 +1638,7 @@ class Aligner:
             header = self.snippet.normalized[item.header]
             if FIRST_WORD_END.split(header, maxsplit=1)[0] not in CONDITIONS:
                 continue
-            if sum(c.isalnum() for c in header) < MIN_CONDITION_BODY:
+            if letters(header) < MIN_CONDITION_BODY:
                 continue
             n = lines.index(item.header)
             shown = {self.snippet.normalized[k] for k in lines[n + 1 : n + ELSEWHERE_WINDOW]}
@@ -1963,10 +1973,7 @@ class Aligner:
             if not (all(line in shown for line in around) if is_import else around in closed_up):
                 continue  # elided with its neighbours (or edited): not shown deleted
             rest = "\n".join(lines[j] for j in code if j != k)
-            names = [
-                re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-                for name in set(NAME.findall(lines[k])) - IMPORT_WORDS
-            ]
+            names = [whole_word(name) for name in set(NAME.findall(lines[k])) - IMPORT_WORDS]
             ties = [name for name in names if not name.search(rest)]
             uses = [any(name.search(item) for name in ties) for item in items]
             if all(uses) or (is_import and any(uses)):

@@ -28,6 +28,7 @@ from apply_engine.align import (
     Side,
     has_marker,
     lineage,
+    whole_word,
 )
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
 from apply_engine.keys import normalize
@@ -470,14 +471,13 @@ def unused_in_head(ops: list[Op], source: Source, edit: Source, markers: set[int
     if not ops or not isinstance(ops[0], Copy) or ops[0].start > 0:
         return None
     shown = {line.strip() for line in edit.lines}
-    original, kept = "\n".join(source.lines), "\n".join(merged.splitlines())
     for line in source.lines[: ops[0].end]:
         if not IMPORT_LINE.match(line) or line.strip() in shown:
             continue
         for name in set(NAME.findall(line)) - IMPORT_WORDS:
-            word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+            word = whole_word(name)
             own = len(word.findall(line))
-            if len(word.findall(original)) > own and len(word.findall(kept)) == own:
+            if len(word.findall(source.raw)) > own and len(word.findall(merged)) == own:
                 return line.strip()
     return None
 

@@ -1270,6 +1270,8 @@ def test_members_of_an_allman_style_class_then_its_closer_go_in_the_block_of_its
         "    }\n\n    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\nprivate:\n"
         "    // ... existing code ...\n};\n\n}  // namespace bank\n"
     )
+    # the members stand in the block of the `{` line, not in a top-level item: with the labels
+    # among the members, only placing them in that block merges this
     expected = original.replace(
         "    }\n\nprivate:",
         "    }\n\n    void reset(int id) {\n        accounts_[id] = 0;\n    }\n\nprivate:",
