@@ -1029,12 +1029,16 @@ class Aligner:
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []
-        found = self.positional(o_gap, parts[0])
+        found = self.positional(o_gap, parts[0], marker_beyond=not any(parts[1:]))
         if found is None:
             return None
         before, head = found
         rest = o_gap[len(head) :]
-        found = self.positional(rest[::-1], parts[-1][::-1]) if len(parts) > 1 else (0, [])
+        found = (
+            self.positional(rest[::-1], parts[-1][::-1], marker_beyond=not any(parts[:-1]))
+            if len(parts) > 1
+            else (0, [])
+        )
         if found is None:
             return None
         after, tail = found[0], found[1][::-1]
@@ -1066,8 +1070,9 @@ class Aligner:
         # what wraps elided code goes where that code stood; the rest at the gap's ends
         before_kept = [] if runs[0] else new_first
         after_kept = [*([] if kept else middle), *([] if runs[-1] else new_last)]
-        if self.look_alike(before_kept[:1], kept[:1]) or (
-            not tail and self.look_alike(after_kept[-1:], kept[-1:])
+        lone = len(kept) == 1 and not middle  # all a marker stands for, new code on one side of it
+        if self.look_alike(before_kept[:1], kept[:1], lone and not new_last) or (
+            not tail and self.look_alike(after_kept[-1:], kept[-1:], lone and not new_first)
         ):
             return None
         inserted = [*parts[0][:before], *before_kept, *after_kept, *parts[-1][len(parts[-1]) - after :]]
@@ -1704,15 +1709,21 @@ class Aligner:
             return None
         return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge, base=base)
 
-    def positional(self, o_items: list[Item], s_items: list[Item]) -> tuple[int, list[Item]] | None:
+    def positional(
+        self, o_items: list[Item], s_items: list[Item], marker_beyond: bool = False
+    ) -> tuple[int, list[Item]] | None:
         """(k, modified): snippet items from k on edit the original items from the start, pairwise,
         each with the signature of the original item there; items before k are insertions. None
-        when an item may as well be an edit as a new look-alike (the reason is recorded)."""
+        when an item may as well be an edit as a new look-alike (the reason is recorded).
+        `marker_beyond`: a marker stands for the original items past those edited; when there is
+        only one, a look-alike that might edit it is new, the marker standing for it."""
         if not o_items:
             return 0, []
         start = None
         for k, item in enumerate(s_items):
             same = self.same_signature(item, o_items[0])
+            if same is None and marker_beyond and len(o_items) == 1:
+                continue
             if same is None:
                 self.unsure(item)
                 return None
@@ -1881,9 +1892,15 @@ class Aligner:
         prefix = "\n".join(normalize(line) for line in self.original.lines[o_item.start : o_item.header])
         return f"{prefix}\n".startswith(f"{self.snippet.text(s_item)}\n")
 
-    def look_alike(self, s_items: list[Item], o_items: list[Item]) -> bool:
-        """A new markup element next to an elided one with the same tag: an edit or an insertion?"""
+    def look_alike(self, s_items: list[Item], o_items: list[Item], lone: bool = False) -> bool:
+        """A new markup element next to an elided one with the same tag: an edit or an insertion?
+        `lone`: the elided one is all a marker stands for, so one not close to it is new (as its
+        edit, it would leave the marker nothing)."""
         if not s_items or not o_items:
+            return False
+        if lone and (
+            similarity(self.snippet.text(s_items[0]), self.original.text(o_items[0])) < BLOCK_EDIT_SIMILARITY
+        ):
             return False
         s_line, o_line = (
             self.snippet.lines[s_items[0].header].strip(),

@@ -2285,18 +2285,51 @@ def test_an_array_entry_is_keyed_by_its_key_before_an_arrow() -> None:
     )
 
 
-def test_a_block_like_the_elided_one_beside_it_is_ambiguous_where_a_marker_stands_for_that_one() -> None:
-    # the new `<li>` may edit the Billing one (the marker then standing for nothing) or be added
-    # above it (the marker standing for Billing)
-    original = (
-        "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
-        "  <li>\n    <a href='/billing'>Billing</a>\n  </li>\n</ul>\n"
-    )
+MEMBERS_AND_BILLING = (
+    "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
+    "  <li>\n    <a href='/billing'>Billing</a>\n  </li>\n</ul>\n"
+)
+
+
+def test_a_block_unlike_the_one_item_a_marker_stands_for_is_added_beside_it() -> None:
+    # as an edit of the Billing `<li>`, the new one would leave the marker below it nothing
     snippet = (
         "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
         "  <li>\n    <a href='/keys'>API keys</a>\n  </li>\n  <!-- ... existing items ... -->\n</ul>\n"
     )
-    assert ambiguous(original, snippet, language="html").reasons[0].code == "edit_or_insertion"
+    added = "  <li>\n    <a href='/keys'>API keys</a>\n  </li>\n"
+    expected = MEMBERS_AND_BILLING.replace(
+        "  <li>\n    <a href='/billing'>", added + "  <li>\n    <a href='/billing'>"
+    )
+    assert merged(MEMBERS_AND_BILLING, snippet, language="html") == expected
+
+
+def test_a_block_close_to_the_one_item_a_marker_stands_for_is_ambiguous() -> None:
+    # the Billing `<li>` edited, with a marker for nothing below it, or a new one above it?
+    snippet = (
+        "<ul>\n  <li>\n    <a href='/members'>Members</a>\n  </li>\n"
+        "  <li>\n    <a href='/billing'>Billing and plans</a>\n  </li>\n  <!-- ... existing items ... -->\n"
+        "</ul>\n"
+    )
+    assert ambiguous(MEMBERS_AND_BILLING, snippet, language="html").reasons[0].code == "edit_or_insertion"
+
+
+def test_new_table_rows_unlike_the_one_row_a_marker_stands_for_are_added_above_it() -> None:
+    # Go's table-driven test: rows with other names are new; the marker keeps the last row
+    original = (
+        "func TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname string\n\t\ta, want int\n\t}{\n"
+        '\t\t{\n\t\t\tname: "zero",\n\t\t\ta:    0,\n\t\t\twant: 0,\n\t\t},\n'
+        '\t\t{\n\t\t\tname: "overflow is an error",\n\t\t\ta:    math.MaxInt,\n\t\t\twant: -1,\n\t\t},\n'
+        "\t}\n\tfor _, tt := range tests {\n\t\tcheck(t, tt)\n\t}\n}\n"
+    )
+    new_row = '\t\t{\n\t\t\tname: "negative input",\n\t\t\ta:    -3,\n\t\t\twant: 3,\n\t\t},\n'
+    snippet = (
+        "func TestAdd(t *testing.T) {\n\t// ... existing code ...\n"
+        '\t\t{\n\t\t\tname: "zero",\n\t\t\ta:    0,\n\t\t\twant: 0,\n\t\t},\n'
+        f"{new_row}\t\t// ... existing cases ...\n\t}}\n\t// ... existing code ...\n}}\n"
+    )
+    expected = original.replace('\t\t{\n\t\t\tname: "overflow', new_row + '\t\t{\n\t\t\tname: "overflow')
+    assert merged(original, snippet, language="go") == expected
 
 
 def test_a_new_condition_block_that_stands_edited_in_another_block_is_ambiguous() -> None:
