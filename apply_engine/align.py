@@ -42,6 +42,8 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+BINDING = re.compile(r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])")  # see bound_names
+BINDING_NOISE = frozenset({"as", "type", "default"})
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
@@ -253,6 +255,16 @@ def holds_item(op: Op, item: Item) -> bool:
 
 def has_marker(item: Item) -> bool:
     return item.marker or any(has_marker(child) for child in item.children)
+
+
+def bound_names(text: str) -> set[str]:
+    """The names an export list or a destructuring declaration binds (`export { a, b as c }`,
+    `const [n, setN] =`); none for other code."""
+    found = BINDING.match(text)
+    if found is None:
+        return set()
+    inside = text[found.end() : text.find("]" if found.group(1) == "[" else "}", found.end())]
+    return set(NAME.findall(inside)) - BINDING_NOISE
 
 
 def similarity(a: str, b: str) -> float:
@@ -1773,8 +1785,11 @@ class Aligner:
             normalize(self.snippet.lines[s_item.header]),
             normalize(self.original.lines[o_item.header]),
         )
-        if self.shows_only_prefix(s_item, o_item) or self.snippet.text(s_item) == self.original.text(o_item):
+        s_text, o_text = self.snippet.text(s_item), self.original.text(o_item)
+        if self.shows_only_prefix(s_item, o_item) or s_text == o_text:
             return True  # the original's item itself (a YAML `---` next to an anchor)
+        if bound_names(s_text) & bound_names(o_text):
+            return True  # `export { a, b }` where `export { a }` stands: new, it would bind `a` twice
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header:
             # the same call on other text (`log.info("rendering")`), or a like-named call on much the
@@ -1798,7 +1813,7 @@ class Aligner:
             return False
         if s_header == o_header and any(child.marker for child in s_item.children):
             return True  # it elides part of itself, so it is not new: the block of its kind there
-        alike = similarity(self.snippet.text(s_item), self.original.text(o_item))
+        alike = similarity(s_text, o_text)
         if not s_item.children:
             return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
         if alike >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):

@@ -52,6 +52,8 @@ DECLARATION_WORDS = frozenset(
         "service",
     ]
 )
+# `const { a, b } = slice.actions;`, `let [count, setCount] = ...`: known by the first name it binds
+DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
 INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
 HASH_ENTRY = re.compile(r"^(['\"][^'\"]+['\"]|:\w+)\s*=>")  # PHP's `'sku' => [...]`, Ruby's `:sku => 1`
@@ -134,6 +136,10 @@ def signature_key(line: str) -> str:
         found = BLOCK_CALL.match(text)
         if found:
             return found.group(1)
+    if text.startswith(("const", "let", "var", "export")):
+        found = DESTRUCTURING.match(text)
+        if found:
+            return "".join(found.groups())
     if ":" in text or "=" in text:
         found = ASSIGN.match(text) or PIN.match(text) or HASH_ENTRY.match(text)
         if found:

@@ -2398,19 +2398,6 @@ def test_stepping_out_over_a_whole_elided_block_is_ambiguous() -> None:
     assert ambiguous(STORE, snippet, language="python").reasons[0].code == "unexplained_deletion"
 
 
-def test_new_code_below_a_tail_much_like_the_line_below_it_is_ambiguous() -> None:
-    original = (
-        "const slice = createSlice({\n  reducers: {\n    added(state) {\n      state.n += 1;\n    },\n  },\n});\n\n"
-        "export const { added } = slice.actions;\n\nexport default slice.reducer;\n"
-    )
-    snippet = (
-        "// ... existing code ...\n    added(state) {\n      state.n += 1;\n    },\n    cleared(state) {\n"
-        "      state.n = 0;\n    },\n  },\n});\n\nexport const { added, cleared } = slice.actions;\n\n"
-        "// ... existing code ...\n"
-    )
-    assert ambiguous(original, snippet, language="typescript").reasons[0].code == "edit_or_insertion"
-
-
 ROUTES = """app.get("/todos", async (req, res, next) => {
   try {
     res.json(await db.list());
@@ -2507,4 +2494,53 @@ def test_destructured_parameters_spread_over_several_lines_are_the_one_line_sign
     header = snippet[: snippet.index("\n  const")]
     expected = original.replace("export function List({ items, empty }: ListProps) {", header)
     expected = expected.replace("slice(0, 10)", "slice(0, limit)")
+    assert merged(original, snippet, language="tsx") == expected
+
+
+SLICE_THEN = (
+    "const slice = createSlice({{\n  reducers: {{\n    added(state) {{\n      state.n += 1;\n    }},\n  }},\n}});\n\n"
+    "{}\n\nexport default slice.reducer;\n"
+)
+SLICE_TAIL_THEN = (
+    "// ... existing code ...\n    added(state) {{\n      state.n += 1;\n    }},\n    cleared(state) {{\n"
+    "      state.n = 0;\n    }},\n  }},\n}});\n\n{}\n\n// ... existing code ...\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("shown", "edited"),
+    [
+        # were it a new line, `added` would be declared twice: the line below, edited (on one line
+        # or spread over two)
+        ("export const { added } = slice.actions;", "export const { added, cleared } = slice.actions;"),
+        ("export const { added } = slice.actions;", "export const { added, cleared } =\n  slice.actions;"),
+        # as a new statement, it would export `added` twice
+        ("export { added };", "export {\n  added,\n  cleared,\n};"),
+    ],
+)
+def test_a_binding_of_a_name_the_line_below_binds_edits_that_line(shown: str, edited: str) -> None:
+    original = SLICE_THEN.format(shown)
+    expected = SLICE_THEN.format(edited).replace(
+        "    },\n  },\n});", "    },\n    cleared(state) {\n      state.n = 0;\n    },\n  },\n});"
+    )
+    assert merged(original, SLICE_TAIL_THEN.format(edited), language="typescript") == expected
+
+
+def test_new_code_spread_over_lines_much_like_the_one_line_below_it_is_ambiguous() -> None:
+    # a statement with no name: the line below, edited, or a new one beside it?
+    original = SLICE_THEN.format("[added].forEach(register);")
+    snippet = SLICE_TAIL_THEN.format("[added, cleared]\n  .forEach(register);")
+    assert ambiguous(original, snippet, language="javascript").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_state_hook_binding_other_names_is_a_new_line_beside_the_first() -> None:
+    original = (
+        "function Counter() {\n  const [count, setCount] = useState(0);\n  const label = `n=${count}`;\n"
+        "  return <b>{label}</b>;\n}\n"
+    )
+    snippet = (
+        "function Counter() {\n  const [count, setCount] = useState(0);\n  const [step, setStep] = useState(1);\n"
+        "  // ... existing code ...\n}\n"
+    )
+    expected = original.replace("useState(0);\n", "useState(0);\n  const [step, setStep] = useState(1);\n")
     assert merged(original, snippet, language="tsx") == expected
