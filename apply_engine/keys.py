@@ -22,7 +22,7 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
 DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
     r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
-    r"function|fun|union|message|service)\s+[\w$.]+))"
+    r"function|fun|union|message|service)\s+(?:[\w$.]+|`[^`]+`)))"  # Kotlin's fun `a test name`()
 )
 STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
 FIRST_WORD_END = re.compile(r"[^\w$]")

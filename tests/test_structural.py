@@ -2544,3 +2544,15 @@ def test_a_state_hook_binding_other_names_is_a_new_line_beside_the_first() -> No
     )
     expected = original.replace("useState(0);\n", "useState(0);\n  const [step, setStep] = useState(1);\n")
     assert merged(original, snippet, language="tsx") == expected
+
+
+def test_kotlin_test_functions_named_in_backticks_are_told_apart_by_their_names() -> None:
+    tests = {
+        name: f'    @Test\n    fun `{name}`() {{\n        assertEquals({k}, parse("{k}"))\n    }}\n'
+        for k, name in enumerate(["reads a number", "reads a negative number", "rejects a letter"])
+    }
+    original = "class ParseTest {\n" + "\n".join(tests.values()) + "}\n"
+    added = '    @Test\n    fun `reads zero`() {\n        assertEquals(0, parse("0"))\n    }\n'
+    snippet = f"class ParseTest {{\n{tests['reads a number']}\n{added}\n    // ... remaining tests ...\n}}\n"
+    expected = original.replace(tests["reads a number"], tests["reads a number"] + "\n" + added)
+    assert merged(original, snippet, language="kotlin") == expected
