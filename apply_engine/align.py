@@ -42,7 +42,9 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
-BINDING = re.compile(r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])")  # see bound_names
+BINDING = re.compile(
+    r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])"
+)  # see bound_names
 BINDING_NOISE = frozenset({"as", "type", "default"})
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
@@ -103,6 +105,8 @@ BLOCK_UNSURE_SIMILARITY = 0.6
 # line has this many letters and digits (see Aligner.condition_body_of)
 CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
 CONDITIONS_START = tuple(CONDITIONS)
+STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one line
+DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
 CLAUSE = re.compile(r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|catch)\b")  # continues a block
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
@@ -265,6 +269,16 @@ def bound_names(text: str) -> set[str]:
         return set()
     inside = text[found.end() : text.find("]" if found.group(1) == "[" else "}", found.end())]
     return set(NAME.findall(inside)) - BINDING_NOISE
+
+
+def tests_another_value(line: str, other: str) -> bool:
+    """The same condition but for a quoted value, another word than the other's (`=== 'PUT'`,
+    `=== 'GET'`), not the same one mended (`'actve'`, `'active'`)."""
+    values, other_values = ([found.group() for found in STRING.finditer(text)] for text in (line, other))
+    if len(values) != len(other_values) or STRING.sub('""', line) != STRING.sub('""', other):
+        return False
+    changed = [(a, b) for a, b in zip(values, other_values, strict=True) if a != b]
+    return bool(changed) and all(similarity(a[1:-1], b[1:-1]) < DISTINCT_VALUE_SIMILARITY for a, b in changed)
 
 
 def similarity(a: str, b: str) -> float:
@@ -1816,8 +1830,12 @@ class Aligner:
         alike = similarity(s_text, o_text)
         if not s_item.children:
             return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
+        # `if (req.method === 'PUT')` beside `=== 'GET'`: another branch as much as an edit
+        other_value = s_word[0] in CONDITIONS and tests_another_value(s_header, o_header)
         if alike >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
-            return True
+            return None if other_value else True
+        if other_value:
+            return False  # and its body differs too: another branch, as a `case` with another label
         return None if alike >= BLOCK_UNSURE_SIMILARITY else False
 
     def same_arguments(self, key: str, o_key: str, s_item: Item, o_item: Item) -> bool:

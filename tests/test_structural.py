@@ -2556,3 +2556,38 @@ def test_kotlin_test_functions_named_in_backticks_are_told_apart_by_their_names(
     snippet = f"class ParseTest {{\n{tests['reads a number']}\n{added}\n    // ... remaining tests ...\n}}\n"
     expected = original.replace(tests["reads a number"], tests["reads a number"] + "\n" + added)
     assert merged(original, snippet, language="kotlin") == expected
+
+
+GET_BRANCH = (
+    "  if (req.method === 'GET') {\n    const rows = await db.list(id);\n    return res.json(rows);\n  }\n\n"
+)
+DELETE_BRANCH = (
+    "  if (req.method === 'DELETE') {\n    await db.remove(id);\n    return res.status(204).end();\n  }\n"
+)
+HANDLER = f"export default async function handler(req, res) {{\n  const id = req.query.id;\n{GET_BRANCH}{DELETE_BRANCH}}}\n"
+
+
+def test_a_new_branch_testing_another_value_of_the_elided_one_is_added_beside_it() -> None:
+    # `=== 'PUT'` beside `=== 'GET'`, with another body: another method's branch, not GET's edited
+    put = (
+        "  if (req.method === 'PUT') {\n    const row = await db.update(id, req.body);\n"
+        "    if (!row) return res.status(404).end();\n    return res.json(row);\n  }\n\n"
+    )
+    snippet = f"  // ... GET handler unchanged ...\n\n{put}{DELETE_BRANCH}}}\n"
+    assert merged(HANDLER, snippet, language="javascript") == HANDLER.replace(
+        DELETE_BRANCH, put + DELETE_BRANCH
+    )
+
+
+def test_a_branch_testing_another_value_with_the_elided_ones_body_is_ambiguous() -> None:
+    # GET's branch with its value edited, or PUT's new one written after GET's pattern? (This
+    # deleted the GET branch.)
+    put = "  if (req.method === 'PUT') {\n    const row = await db.update(id, req.body);\n    return res.json(row);\n  }\n\n"
+    snippet = f"  // ... GET handler unchanged ...\n\n{put}{DELETE_BRANCH}}}\n"
+    assert ambiguous(HANDLER, snippet, language="javascript").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_branch_whose_value_is_mended_is_the_branch_edited() -> None:
+    original = HANDLER.replace("'GET'", "'GTE'")
+    snippet = f"  // ... existing code ...\n\n{GET_BRANCH}{DELETE_BRANCH}}}\n"
+    assert merged(original, snippet, language="javascript") == HANDLER
