@@ -80,8 +80,11 @@ REMOVAL = re.compile(
     re.I,
 )
 REMOVAL_WORDS = 10
-# a function named as removed, then why, at any length: `legacyFormat() removed - no callers left`
-NAMED_REMOVAL = re.compile(r"^`?[\w.$]+\(\)`?\s+(was\s+|has\s+been\s+)?(removed|deleted|dropped)\b", re.I)
+# code named as removed, then why, at any length: `legacyFormat() removed - no callers left`,
+# `cmd_prune removed: ...` (a name with `()`, `_` or a capital inside: no plain word)
+NAMED_REMOVAL = re.compile(
+    r"^`?(?:[\w.$]+\(\)|[\w.$]*(?:_|[a-z][A-Z])[\w.$]*)`?\s+(?i:was\s+|has\s+been\s+)?(?i:removed|deleted|dropped)\b"
+)
 
 
 def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
