@@ -720,7 +720,9 @@ class Aligner:
                 elided = elided or (open_block and (below is None or below.marker))
                 shown_last = (below is None and tail_elided) or (below is not None and below.marker)
                 elided = elided or (shown_last and self.ends_deep_in_marker(item))
-                shown_spacing = sb > 0 and not s_items[sb - 1].marker
+                # shown after a sibling, or first in its block where the original's first items
+                # are deleted: the snippet's blank lines above it count
+                shown_spacing = not s_items[sb - 1].marker if sb > 0 else (ob > 0 and not top)
                 head_elided = top and sa < 0 and not whole_file
                 # a clause shown last (`except E:`, then a marker no deeper or the elided rest of
                 # its block): the clauses after it are elided too

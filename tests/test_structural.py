@@ -90,6 +90,16 @@ def test_neighbours_shown_adjacent_delete_what_was_between_them() -> None:
     assert merged(SHAPES, snippet, language="python") == expected
 
 
+def test_a_first_method_deleted_below_its_class_line_takes_the_spacing_shown() -> None:
+    # `area` closed up under `class Shape:`: `describe` goes right below it, as shown
+    snippet = (
+        "# ... existing code ...\n\nclass Shape:\n    def describe(self):\n"
+        '        return f"{type(self).__name__} with area {self.area():.2f}"\n\n\n# ... existing code ...\n'
+    )
+    expected = SHAPES.replace("    def area(self):\n        raise NotImplementedError\n\n", "")
+    assert merged(SHAPES, snippet, language="python") == expected
+
+
 def test_markers_at_two_levels_edit_one_method_of_a_class() -> None:
     snippet = (
         "# ... existing code ...\nclass Shape:\n    # ... existing methods ...\n\n"
