@@ -95,6 +95,8 @@ ELSEWHERE_WINDOW = 12  # ... among the lines after that first line
 MIN_WRAPPED_LINES = 2  # elided lines a new block must write out to be taken as wrapping them
 MIN_WRAPPED_CHARS = 16  # ... or letters and digits of one line
 ARM_LABELS = frozenset({"case", "when"})  # a switch arm is named by its label
+ARM_END = re.compile(r"\s*(:|\bthen|=>|->|\{)\s*$")  # `case x:`, `when x then`, `when (x) ->`
+ARM_SEPARATOR = re.compile(r",|\s\|\s")  # `case a, b:`, `when a | b`
 # a second of these right after the first would be dead code (a Dockerfile keeps only its last CMD)
 TERMINATORS = frozenset({"return", "raise", "throw", "CMD", "ENTRYPOINT", "HEALTHCHECK"})
 # How alike a new block next to an elided one of the same kind (`if`, `it "..." do`, `{`) must be
@@ -269,6 +271,13 @@ def bound_names(text: str) -> set[str]:
         return set()
     inside = text[found.end() : text.find("]" if found.group(1) == "[" else "}", found.end())]
     return set(NAME.findall(inside)) - BINDING_NOISE
+
+
+def arm_values(header: str) -> set[str]:
+    """The values a `case` or `when` arm matches: `case .card, .applePay:` -> {".card", ".applePay"}."""
+    label = header.split(maxsplit=1)[1] if " " in header else ""
+    label = ARM_END.sub("", label)
+    return {value.strip() for value in ARM_SEPARATOR.split(label) if value.strip()}
 
 
 def tests_another_value(line: str, other: str) -> bool:
@@ -1823,8 +1832,14 @@ class Aligner:
             return True  # a second `return` or `CMD` next to the first: an edit
         if not s_word or s_word != o_word or COMMENT_START.match(s_header):
             return False
-        if s_word[0] in ARM_LABELS and s_header != o_header:
-            return False  # `case "release":` is another arm than `case "pull_request":`, as a name is
+        if (
+            s_word[0] in ARM_LABELS
+            and s_header != o_header
+            and not arm_values(s_header) & arm_values(o_header)
+        ):
+            # `case "release":` is another arm than `case "pull_request":`, as a name is; not
+            # `case .card, .applePay:` than `case .card, .applePay, .paypal:`
+            return False
         if bool(s_item.children) != bool(o_item.children):
             return False
         if s_header == o_header and any(child.marker for child in s_item.children):

@@ -1392,6 +1392,22 @@ def test_a_new_switch_arm_below_a_marker_is_no_edit_of_the_arm_above_it() -> Non
     assert merged(original, snippet, language="go") == original.replace("\tdefault:", release + "\tdefault:")
 
 
+def test_an_arm_matching_one_value_fewer_below_a_marker_is_the_arm_edited() -> None:
+    # `case .card, .applePay:` shares values with `case .card, .applePay, .paypal:`: no new arm
+    original = (
+        "enum Method {\n    case card, applePay, paypal, bankTransfer\n\n    var settlesInstantly: Bool {\n"
+        "        switch self {\n        case .card, .applePay, .paypal:\n            return true\n"
+        "        case .bankTransfer:\n            return false\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "enum Method {\n    case card, applePay, bankTransfer\n\n    var settlesInstantly: Bool {\n"
+        "        switch self {\n        case .card, .applePay:\n            return true\n"
+        "        // ... existing code ...\n        }\n    }\n}\n"
+    )
+    expected = original.replace(", paypal", "").replace(", .paypal", "")
+    assert merged(original, snippet, language="swift") == expected
+
+
 def test_a_rewritten_method_body_above_a_column_zero_marker_replaces_the_old_body() -> None:
     original = (
         "import time\n\nRETRIES = 3\n\n\nclass Client:\n    def _get(self, path):\n        self.calls += 1\n"
