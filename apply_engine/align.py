@@ -113,6 +113,7 @@ CLAUSE = re.compile(r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|cat
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
+MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
 SIGNATURE_OPEN = re.compile(r"\((\s*[{\[])?$")  # `def place(`, `function List({` (destructured)
@@ -1822,6 +1823,7 @@ class Aligner:
             if key != o_key and (
                 self.same_call_on_text(key, o_key, s_item, o_item)
                 or self.same_arguments(key, o_key, s_item, o_item)
+                or self.renamed_key(key, o_key, s_item, o_item)
             ):
                 return None
             return key == o_key
@@ -1887,6 +1889,20 @@ class Aligner:
         if NAME.search(self.snippet.lines[s_item.header]) or not (s_item.children and o_item.children):
             return False
         return self.snippet.text(s_item.children[0]) != self.original.text(o_item.children[0])
+
+    def renamed_key(self, key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
+        """`displayName: String(raw.user_name ?? ""),` where `userName: String(raw.user_name ??
+        ""),` stands: the same computed value under another key, renamed or copied?"""
+        s_header = normalize(self.snippet.lines[s_item.header])
+        value = s_header.removeprefix(key)
+        return (
+            not (s_item.children or o_item.children)
+            and value.lstrip()[:1] in (":", "=")
+            and s_header.startswith(key)
+            and value == normalize(self.original.lines[o_item.header]).removeprefix(o_key)
+            and "(" in value
+            and letters(value) >= MIN_RENAMED_VALUE
+        )
 
     @staticmethod
     def same_call_on_text(key: str, o_key: str, s_item: Item, o_item: Item) -> bool:

@@ -2617,3 +2617,26 @@ def test_a_branch_whose_value_is_mended_is_the_branch_edited() -> None:
     original = HANDLER.replace("'GET'", "'GTE'")
     snippet = f"  // ... existing code ...\n\n{GET_BRANCH}{DELETE_BRANCH}}}\n"
     assert merged(original, snippet, language="javascript") == HANDLER
+
+
+PARSE_USER = (
+    "export function parseUser(raw: Raw): User {\n  return {\n    id: String(raw.id),\n"
+    '    userName: String(raw.user_name ?? ""),\n    email: String(raw.email),\n  };\n}\n'
+)
+
+
+def test_a_new_key_with_the_computed_value_of_the_elided_key_there_is_ambiguous() -> None:
+    # `userName` renamed `displayName`, or a second key copied from it?
+    snippet = (
+        "export function parseUser(raw: Raw): User {\n  return {\n    id: String(raw.id),\n"
+        '    displayName: String(raw.user_name ?? ""),\n    // ... existing code ...\n  };\n}\n'
+    )
+    assert ambiguous(PARSE_USER, snippet, language="typescript").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_new_key_with_the_plain_type_of_the_elided_key_there_is_added() -> None:
+    # `nickname: string;` above `name: string;`: a second field, as fields are written
+    original = "export interface User {\n  id: string;\n  name: string;\n  email: string;\n}\n"
+    snippet = "export interface User {\n  id: string;\n  nickname: string;\n  // ... existing fields ...\n}\n"
+    expected = original.replace("  name:", "  nickname: string;\n  name:")
+    assert merged(original, snippet, language="typescript") == expected
