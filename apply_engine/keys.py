@@ -52,6 +52,7 @@ DECLARATION_WORDS = frozenset(
         "service",
     ]
 )
+DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known by its name
 # `const { a, b } = slice.actions;`, `let [count, setCount] = ...`: known by the first name it binds
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
 INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
@@ -123,6 +124,10 @@ def signature_key(line: str) -> str:
         return "await " + (call_key(text[6:]) or text[6:])
     if first in CONTROL:
         return text
+    if text.startswith("#"):
+        found = DEFINE.match(text)
+        if found:
+            return found.group(1)
     if text.startswith(IMPORT_STARTS):
         for pattern in IMPORTS:
             found = pattern.match(text)

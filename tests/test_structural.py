@@ -2640,3 +2640,9 @@ def test_a_new_key_with_the_plain_type_of_the_elided_key_there_is_added() -> Non
     snippet = "export interface User {\n  id: string;\n  nickname: string;\n  // ... existing fields ...\n}\n"
     expected = original.replace("  name:", "  nickname: string;\n  name:")
     assert merged(original, snippet, language="typescript") == expected
+
+
+def test_a_c_macro_shown_with_another_value_is_the_macro_edited() -> None:
+    original = "#include <stdio.h>\n\n#define MAX_LINE 256\n#define CAPACITY 128\n\nint main(void) {\n    return 0;\n}\n"
+    snippet = "/* ... includes ... */\n\n#define MAX_LINE 1024\n#define CAPACITY 128\n\n/* ... existing code ... */\n"
+    assert merged(original, snippet, language="c") == original.replace("256", "1024")
