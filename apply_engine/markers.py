@@ -94,7 +94,7 @@ def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_co
         return False
     if NAMED_REMOVAL.match(body):
         return True
-    return len(body.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(body.strip(".… ")))
+    return len(body.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(body.strip(".…() ")))
 
 
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:

@@ -125,6 +125,7 @@ def test_a_hash_is_not_a_comment_in_javascript() -> None:
         ("# old_handler removed", True),
         ("// legacyFormatDate() removed - the v1 email templates are gone, no callers left", True),
         ("# cmd_prune removed: pruning now runs from the scheduler, once a night", True),
+        ("# (removed deprecated load_legacy_config)", True),
         ("// loadLegacyConfig was removed because boot.ts reads the new file format now", True),
         ("# Stale entries removed: the cache is rebuilt on every start of the worker", False),
         ("// token removed from the session when the user logs out, see #412", False),
