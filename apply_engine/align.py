@@ -1314,7 +1314,12 @@ class Aligner:
                 return None
             ending = lineage(kept, container)[-fragment.closers :] if fragment.closers else []
             ends_early = any(child is not parent.children[-1] for parent, child in pairwise(ending))
-            if ends_early or (fragment.closed and not self.shows(shown, container.children[-1])):
+            # a marker as deep as its last code elides the rest of its block (`// ... more rows ...`, `}`)
+            after = fragment.items[fragment.items.index(shown[-1]) + 1 :]
+            end_elided = any(item.marker and self.depth(item) >= self.depth(shown[-1]) for item in after)
+            if ends_early or (
+                fragment.closed and not end_elided and not self.shows(shown, container.children[-1])
+            ):
                 # shown to its block's end without showing that end: a deletion no one asked for
                 self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
                 return None

@@ -52,6 +52,8 @@ DECLARATION_WORDS = frozenset(
         "service",
     ]
 )
+# a one-line table row, `{name: "kibibytes", in: "2KiB", want: 2048},`: known by its first field
+ROW = re.compile(r"^(\{\s*[\w$\"']+\s*:\s*(?:\"[^\"]*\"|'[^']*'|[\w$.]+))\s*,.*\},?$")
 DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known by its name
 # `const { a, b } = slice.actions;`, `let [count, setCount] = ...`: known by the first name it binds
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
@@ -124,6 +126,10 @@ def signature_key(line: str) -> str:
         return "await " + (call_key(text[6:]) or text[6:])
     if first in CONTROL:
         return text
+    if text.startswith("{"):
+        found = ROW.match(text)
+        if found:
+            return found.group(1)
     if text.startswith("#"):
         found = DEFINE.match(text)
         if found:
@@ -156,7 +162,21 @@ def signature_key(line: str) -> str:
     found = INCREMENT.match(text)
     if found:
         return found.group(1)
+    if " =>" in text:
+        pattern = text.partition(" =>")[0]
+        if balanced(pattern):
+            return pattern  # a match arm by its whole pattern: `Some(0) =>` is no `Some(n) =>`
     return call_key(text) or text
+
+
+def balanced(text: str) -> bool:
+    """Whether every `(` and `[` in `text` is closed in it (a pattern, not the start of a call)."""
+    depth = 0
+    for c in text:
+        depth += (c in "([") - (c in ")]")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def call_key(text: str) -> str | None:

@@ -2646,3 +2646,26 @@ def test_a_c_macro_shown_with_another_value_is_the_macro_edited() -> None:
     original = "#include <stdio.h>\n\n#define MAX_LINE 256\n#define CAPACITY 128\n\nint main(void) {\n    return 0;\n}\n"
     snippet = "/* ... includes ... */\n\n#define MAX_LINE 1024\n#define CAPACITY 128\n\n/* ... existing code ... */\n"
     assert merged(original, snippet, language="c") == original.replace("256", "1024")
+
+
+def test_table_rows_shown_without_their_function_end_in_a_marker_for_the_rest() -> None:
+    # the marker below the rows keeps the rows after them; `}` closes the table, not the rows
+    rows = [
+        f'\t\t{{name: "{n}", in: "{n[:2]}", want: {k}}},\n'
+        for k, n in enumerate(["bytes", "kilo", "mega", "giga"])
+    ]
+    original = (
+        "package units\n\nfunc TestParse(t *testing.T) {\n\ttests := []struct {\n\t\tname string\n\t\tin   string\n"
+        f"\t\twant int\n\t}}{{\n{''.join(rows)}\t}}\n\tfor _, tt := range tests {{\n\t\tcheck(t, tt)\n\t}}\n}}\n"
+    )
+    edited = rows[1].replace("want: 1", "want: 1000")
+    snippet = f"// ... existing code ...\n{rows[0]}{edited}\t\t// ... remaining rows ...\n\t}}\n// ... existing code ...\n"
+    assert merged(original, snippet, language="go") == original.replace(rows[1], edited)
+
+
+def test_a_match_arm_is_known_by_its_whole_pattern() -> None:
+    # `Some(0) =>` is a new arm above `Some(n) =>`, not its edit
+    original = "fn f(x: Option<i32>) -> i32 {\n    match x {\n        Some(n) => n * 2,\n        None => 0,\n    }\n}\n"
+    snippet = "fn f(x: Option<i32>) -> i32 {\n    match x {\n        Some(0) => -1,\n        // ... existing arms ...\n    }\n}\n"
+    expected = original.replace("        Some(n)", "        Some(0) => -1,\n        Some(n)")
+    assert merged(original, snippet, language="rust") == expected
