@@ -176,6 +176,7 @@ class Side:
     keys: dict[int, str] = field(default_factory=dict)  # by header line
     normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
     places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
+    markers: frozenset[int] = frozenset()  # a snippet's marker lines
 
     @property
     def normalized(self) -> list[str]:
@@ -1955,6 +1956,34 @@ class Aligner:
         prefix = self.original.normalized[o_item.start : o_item.header]
         return len(shown) < len(prefix) and prefix[len(prefix) - len(shown) :] == shown
 
+    def prefix(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op] | None:
+        """The snippet's decorators and comments above an item. A marker among them (a
+        `parametrize` list shown as `# ... existing cases ...`) stands for the original's lines
+        between the shown lines around it, each found once in the original's prefix."""
+        shown = self.snippet.normalized
+        ops: list[Op] = []
+        at, o_at = s_item.start, o_item.start
+        for k in range(s_item.start, s_item.header):
+            if k not in self.snippet.markers:
+                continue
+            above = next((j for j in range(k - 1, at - 1, -1) if shown[j]), None)
+            below = next(j for j in range(k + 1, s_item.header + 1) if shown[j])
+            o_from = o_at if above is None else self.once_in(shown[above], o_at, o_item.header)
+            o_to = None if o_from is None else self.once_in(shown[below], o_from, o_item.header + 1, 0)
+            if o_from is None or o_to is None or below in self.snippet.markers:
+                self.fail(
+                    "unanchored_insertion", "a marker above an item has no shown lines around it", s_item
+                )
+                return None
+            ops += [Insert(at, k, reindent), Copy(o_from, o_to)]
+            at, o_at = k + 1, o_to
+        return [*ops, Insert(at, s_item.header, reindent)]
+
+    def once_in(self, line: str, lo: int, hi: int, after: int = 1) -> int | None:
+        """The original line in [lo, hi) that reads `line`, plus `after`, if it is the only one."""
+        places = [k for k in self.original.where(line) if lo <= k < hi]
+        return places[0] + after if len(places) == 1 else None
+
     def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows just the comment or the decorators above an original item, or their
         first lines (a marker elides the rest)."""
@@ -2108,7 +2137,10 @@ class Aligner:
         if s_item.prefix and not (not shown_spacing and self.shows_prefix_tail(s_item, o_item)):
             if not shown_spacing:  # a marker above elides the comment above changed decorators
                 head.append(Copy(o_item.start, o_item.start + self.elided_comment(s_item, o_item)))
-            head.append(Insert(s_item.start, s_item.header, reindent))
+            prefix = self.prefix(o_item, s_item, reindent)
+            if prefix is None:
+                return None
+            head += prefix
         elif not self.rewrite or head_elided:
             # the comment above an item shown without it stays, but not in a rewrite that shows
             # where it stood

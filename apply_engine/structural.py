@@ -285,7 +285,13 @@ def plan_lines(
         original_unit = snippet_unit  # a Dockerfile's continuation lines: as shown; a Makefile's tabs stay
     units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
-    aligner = Aligner(original.side, Side(edit.lines), units, rewrite, prose=language == "markdown")
+    aligner = Aligner(
+        original.side,
+        Side(edit.lines, markers=frozenset(markers)),
+        units,
+        rewrite,
+        prose=language == "markdown",
+    )
     attempts = [at_top, inside_container]
     shown = [s_columns[item.header] for item in s_tree if not item.marker]
     if shown and shown[0] > max(o_columns[item.header] for item in o_tree):

@@ -1050,6 +1050,51 @@ def test_a_marker_above_changed_decorators_elides_the_comment_above_them() -> No
     assert merged(original, snippet, language="python") == original.replace("maxsize=None", "maxsize=128")
 
 
+PARAMETRIZED = """import pytest
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0", 0),
+        ("1k", 1024),
+        ("1G", 1024 ** 3),
+    ],
+)
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+"""
+
+
+def test_a_marker_among_decorator_lines_stands_for_the_original_lines_between_its_neighbours() -> None:
+    snippet = (
+        '# ... existing code ...\n\n@pytest.mark.parametrize(\n    "text, expected",\n    [\n'
+        '        # ... existing cases ...\n        ("1G", 1024 ** 3),\n        ("1T", 1024 ** 4),\n'
+        "    ],\n)\ndef test_parse_size(text, expected):\n    assert parse_size(text) == expected\n"
+    )
+    expected = PARAMETRIZED.replace("3),\n", '3),\n        ("1T", 1024 ** 4),\n')
+    assert merged(PARAMETRIZED, snippet, language="python") == expected
+
+
+@pytest.mark.parametrize(
+    "shown_above",
+    ['        ("0", 0),\n        ("1k", 1024),\n', '        ("2k", 2048),\n'],
+    ids=["anchor-twice", "anchor-not-in-original"],
+)
+def test_a_marker_among_decorator_lines_without_one_line_around_it_in_the_original_is_ambiguous(
+    shown_above: str,
+) -> None:
+    original = (
+        PARAMETRIZED.replace('("1G"', '("1k", 1024),\n        ("1G"') if "1k" in shown_above else PARAMETRIZED
+    )
+    snippet = (
+        f'@pytest.mark.parametrize(\n    "text, expected",\n    [\n{shown_above}        # ...\n'
+        '        ("1T", 1024 ** 4),\n    ],\n)\ndef test_parse_size(text, expected):\n'
+        "    assert parse_size(text) == expected\n"
+    )
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "unanchored_insertion"
+
+
 def test_into_an_empty_original_the_snippets_final_newline_carries_over() -> None:
     assert merged("", "# Hello\nX = 1\n", language="python") == "# Hello\nX = 1\n"
 
