@@ -1063,8 +1063,17 @@ class Aligner:
         if len(parts) == 1:
             if self.comment_left_out(o_gap, s_gap, spacing):
                 return None
-            if self.edits_elided_block(o_gap, parts[0]):
-                return self.pair(o_gap[0], parts[0][0], shown_spacing=True)
+            edited = self.edits_elided_block(o_gap, parts[0])
+            if edited is not None:
+                new = parts[0]
+                paired = self.pair(o_gap[0], new[edited], shown_spacing=True)
+                if paired is None:
+                    return None
+                return [
+                    *self.inserts(new[:edited], reindent),
+                    *paired,
+                    *self.inserts(new[edited + 1 :], reindent),
+                ]
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []
@@ -2045,17 +2054,20 @@ class Aligner:
                 return True
         return False
 
-    def edits_elided_block(self, o_gap: list[Item], new: list[Item]) -> bool:
-        """The one block between two anchors shown with a new header over a body that is all
-        markers (`{visible.map((todo) => (`, `{/* ... */}`, `))}` where `{todos.map(...` stands):
-        code elided inside it was there before, so it is that block, edited."""
-        if len(o_gap) != 1 or len(new) != 1 or not o_gap[0].children:
-            return False
-        s_item, o_item = new[0], o_gap[0]
-        if not s_item.children or not all(child.marker for child in s_item.children):
-            return False
+    def edits_elided_block(self, o_gap: list[Item], new: list[Item]) -> int | None:
+        """The one block between two anchors, shown edited: the one new item that elides code
+        inside it, under a header much like the block's (`{visible.map((todo) => (` over
+        `{/* ... */}` where `{todos.map(...` stands; `s := &Server{` with `// ... existing fields
+        ...` deep inside, where `return &Server{` stands). Code elided inside it was there before,
+        so it is that block, edited; the other new items go around it."""
+        if len(o_gap) != 1 or not o_gap[0].children:
+            return None
+        eliding = [k for k, item in enumerate(new) if item.children and has_marker(item)]
+        if len(eliding) != 1:
+            return None
+        s_item, o_item = new[eliding[0]], o_gap[0]
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY
+        return eliding[0] if similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY else None
 
     def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
         deleted = self.original.nonblank(o_gap)

@@ -1985,6 +1985,40 @@ def test_the_one_block_between_anchors_shown_with_a_new_header_over_an_elided_bo
     assert merged(original, snippet, language="tsx") == expected
 
 
+SERVER = """func NewServer(addr string, logger *slog.Logger) *Server {
+	return &Server{
+		httpServer: &http.Server{
+			Addr:              addr,
+			ReadHeaderTimeout: 5 * time.Second,
+		},
+		logger: logger,
+	}
+}
+"""
+
+
+def test_the_one_new_item_eliding_code_inside_it_edits_the_one_block_there_and_the_rest_goes_around() -> None:
+    snippet = (
+        "func NewServer(addr string, logger *slog.Logger, opts ...Option) *Server {\n\ts := &Server{\n"
+        "\t\thttpServer: &http.Server{\n\t\t\t// ... existing fields ...\n\t\t},\n\t\tlogger: logger,\n\t}\n"
+        "\tfor _, opt := range opts {\n\t\topt(s)\n\t}\n\treturn s\n}\n"
+    )
+    expected = (
+        SERVER.replace("logger *slog.Logger)", "logger *slog.Logger, opts ...Option)")
+        .replace("\treturn &Server{", "\ts := &Server{")
+        .replace("\t}\n}", "\t}\n\tfor _, opt := range opts {\n\t\topt(s)\n\t}\n\treturn s\n}")
+    )
+    assert merged(SERVER, snippet, language="go") == expected
+
+
+def test_a_new_item_eliding_code_under_a_header_unlike_the_one_block_there_is_ambiguous() -> None:
+    snippet = (
+        "func NewServer(addr string, logger *slog.Logger) *Server {\n\tif logger == nil {\n"
+        "\t\t// ... existing code ...\n\t}\n\treturn nil\n}\n"
+    )
+    assert ambiguous(SERVER, snippet, language="go").status == "ambiguous"
+
+
 SYNC = (
     "def sync(session, store):\n"
     '    log.info("sync starting")\n'
