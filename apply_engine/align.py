@@ -314,6 +314,14 @@ def last_descendants(item: Item) -> list[Item]:
     return chain
 
 
+def open_at_marker(item: Item) -> bool:
+    """A marker, or a block shown without its closer whose last line is a marker (`other => {`,
+    `// ...`): what the snippet shows next follows elided code."""
+    while item.nested and not item.closer:
+        item = item.children[-1]
+    return item.marker
+
+
 def lineage(items: list[Item], target: Item) -> list[Item]:
     """The items from one of `items` down to `target`, itself one of them or a descendant."""
     for item in items:
@@ -706,7 +714,10 @@ class Aligner:
                 edge = "lead" if top else None
             elif sb == len(s_items):
                 edge = "tail" if keeps_tail and not whole_file else None
-            elif self.ends_in_marker(s_items[sa]):
+            elif self.ends_in_marker(s_items[sa]) or (
+                o_items[oa].closer and not s_items[sa].closer and open_at_marker(s_items[sa])
+            ):
+                # its last marker elides the rest of it, its closer not shown, and what follows
                 edge = "elided"
             if sb < len(s_items) and self.new_above_comment(
                 s_items[sa + 1 : sb + 1], o_items[max(oa + 1, ob - 1) : ob + 1]
@@ -733,7 +744,7 @@ class Aligner:
                 elided = elided or (shown_last and self.ends_deep_in_marker(item))
                 # shown after a sibling, or first in its block where the original's first items
                 # are deleted: the snippet's blank lines above it count
-                shown_spacing = not s_items[sb - 1].marker if sb > 0 else (ob > 0 and not top)
+                shown_spacing = not open_at_marker(s_items[sb - 1]) if sb > 0 else (ob > 0 and not top)
                 head_elided = top and sa < 0 and not whole_file
                 # a clause shown last (`except E:`, then a marker no deeper or the elided rest of
                 # its block): the clauses after it are elided too
@@ -879,10 +890,12 @@ class Aligner:
                     "unanchored_insertion", "code indented deeper than its anchors after a marker", items[k]
                 )
                 return None
-            # a marker after it, its own last one (deeper than the anchors), or the file's kept tail;
-            # code right after it (Python's dedent, no closer shown) ends its block there
+            # a marker after it, its own last one (deeper than the anchors, or the last line of a
+            # block it leaves open: `other => {`, `// ...`), or the file's kept tail; code right
+            # after it (Python's dedent, no closer shown) ends its block there
             marker_after = end < len(items) and items[end].marker
-            elided_after = marker_after or (end == len(items) and edge == "tail") or items[end - 1].marker
+            last = items[end - 1]
+            elided_after = marker_after or (end == len(items) and edge == "tail") or open_at_marker(last)
             shown = [rest[-1], *items[k:stop], *items[end : end + marker_after]]
             found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
             k = end

@@ -1227,6 +1227,40 @@ def test_a_fragment_ending_in_its_own_deep_marker_above_the_functions_closer_kee
     assert merged(original, snippet, language="rust") == expected
 
 
+LEX = (
+    "fn lex(input: &str) -> Vec<Tok> {\n    let mut out = Vec::new();\n    for c in input.chars() {\n"
+    "        match c {\n            '+' => out.push(Tok::Plus),\n            _ => {\n"
+    "                return Err(c);\n            }\n        }\n    }\n    out\n}\n\n"
+    "/// A token's width.\nfn width(tok: Tok) -> usize {\n    1\n}\n"
+)
+
+
+def test_a_fragment_ending_in_a_block_left_open_at_a_marker_elides_the_rest_of_the_file() -> None:
+    snippet = (
+        "fn lex(input: &str) -> Vec<Tok> {\n    // ... existing code ...\n"
+        "            '+' => out.push(Tok::Plus),\n            '*' => out.push(Tok::Star),\n"
+        "            _ => {\n                // ... existing code ...\n"
+    )
+    # before: the open `_ => {` was read as the end of what the snippet shows of the match
+    expected = LEX.replace("Plus),\n", "Plus),\n            '*' => out.push(Tok::Star),\n")
+    assert merged(LEX, snippet, language="rust") == expected
+
+
+def test_a_block_left_open_at_a_marker_elides_what_follows_it_up_to_the_next_anchor() -> None:
+    original = (
+        "function lex(input) {\n  const out = [];\n  for (const c of input) {\n    out.push(c);\n  }\n"
+        "  return out;\n}\n\n/**\n* A token's width.\n*/\nfunction width(tok) {\n  return 1;\n}\n"
+    )
+    snippet = (
+        "function lex(input) {\n  const out = new Array();\n  for (const c of input) {\n"
+        "    // ... existing code ...\n\nfunction width(tok) {\n  return tok.length;\n}\n"
+    )
+    # before: the comment's lines (items of their own here) were deleted as if closed up; and the
+    # blank line shown went between them and the function
+    expected = original.replace("[]", "new Array()").replace("return 1;", "return tok.length;")
+    assert merged(original, snippet, language="javascript") == expected
+
+
 def test_a_clause_added_below_a_marker_in_an_else_if_chain_goes_after_the_clause_shown() -> None:
     original = (
         'int run(const char *cmd)\n{\n    int rc;\n    if (strcmp(cmd, "get") == 0) {\n        rc = get();\n'
