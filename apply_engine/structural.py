@@ -57,6 +57,8 @@ from apply_engine.structural_outline import (
 
 BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
+OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
+BRACKETS = {"}": "{", ")": "(", "]": "["}
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
 MIN_UNCOMMENTED = 4  # shorter lines (`end`, `});`) say nothing when they appear commented out too
 MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
@@ -265,6 +267,38 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
     return table_columns(lines, found, INI_SECTION) if language == "text" else found
 
 
+def marker_columns(lines: list[str], columns: list[int], markers: set[int], step: int) -> list[int]:
+    """Markers written less indented than the block they stand in (`// ... existing code ...` at
+    column 0 inside a class): one right below a block's first line, above deeper code, stands in
+    that block (one `step` deeper, or as deep as that code); one right above a block's closing
+    bracket, below deeper code, is as deep as the block's first line inside."""
+    found = list(columns)
+    code = [k for k, at in enumerate(columns) if at >= 0 and k not in markers]
+    for k in sorted(markers):
+        n = bisect_right(code, k)
+        if n == 0 or n == len(code):
+            continue
+        above, below = code[n - 1], code[n]
+        closer = lines[below].strip()
+        if OPENS_BLOCK.search(lines[above]) and columns[k] <= columns[above] < columns[below]:
+            found[k] = min(columns[below], columns[above] + step)
+        elif (
+            PURE_CLOSER.match(closer)
+            and closer[0] in BRACKETS
+            and columns[k] <= columns[below] < columns[above]
+        ):
+            # the line that opens the block: the last one above no deeper than the closer
+            inside = next(m for m in range(n - 1, -1, -1) if m == 0 or columns[code[m - 1]] <= columns[below])
+            opener = code[inside - 1] if inside > 0 else None
+            if (
+                opener is not None
+                and columns[opener] == columns[below]
+                and lines[opener].rstrip().endswith(BRACKETS[closer[0]])
+            ):
+                found[k] = columns[code[inside]]
+    return found
+
+
 def plan_lines(
     original: "Analysis", edit: Source, markers: set[int], language: str
 ) -> tuple[list[Op] | None, list[Reason]]:
@@ -272,14 +306,16 @@ def plan_lines(
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
+    snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     s_columns = columns_of(edit.lines, language, edit.raw)
+    if language != "markdown":
+        s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"))
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers), language
     )
     first = s_tree[0] if s_tree else None
     if first is not None and not first.marker and first.lead < first.start:
         s_tree[0] = first.under(first.start, first.start)  # blank lines opening a snippet say nothing
-    snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     original_unit = original.unit or snippet_unit
     if language == "text" and original_unit != "\t":
         original_unit = snippet_unit  # a Dockerfile's continuation lines: as shown; a Makefile's tabs stay

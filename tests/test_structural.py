@@ -1164,6 +1164,34 @@ def test_a_block_the_snippet_leaves_by_a_marker_keeps_its_rest(
     assert merged(original, snippet, language=language) == expected
 
 
+CLIENT = """export class Client {
+  private ws: WebSocket | null = null;
+
+  connect(url: string): void {
+    this.ws = new WebSocket(url);
+  }
+
+  handle(raw: string): void {
+    this.emit(JSON.parse(raw));
+  }
+
+  close(): void {
+    this.ws?.close();
+  }
+}
+"""
+
+
+def test_markers_at_column_0_inside_a_class_stand_in_its_body() -> None:
+    snippet = (
+        "export class Client {\n// ... existing code ...\n\n  handle(raw: string): void {\n"
+        "    if (!raw) return;\n    this.emit(JSON.parse(raw));\n  }\n\n// ... existing code ...\n}\n"
+    )
+    # before: the markers stood at the top level, so the method had no block to go in
+    expected = CLIENT.replace("void {\n    this.emit", "void {\n    if (!raw) return;\n    this.emit")
+    assert merged(CLIENT, snippet, language="typescript") == expected
+
+
 def test_an_import_rewritten_over_several_lines_is_an_edit_of_the_one_line_import() -> None:
     original = 'import { describe, it } from "vitest";\n\nimport { a, b } from "../format";\n\ndescribe("a", () => {});\n'
     snippet = 'import { describe, it } from "vitest";\n\nimport {\n  a,\n  b,\n  c,\n} from "../format";\n\n// ... existing code ...\n'
