@@ -372,14 +372,20 @@ def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) 
 
 
 def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
-    container = aligner.container(o_tree, s_tree)
-    if container is None:
-        return None
-    aligner.rewrite = False
     inner = without_outer_closers(s_tree, aligner.snippet.lines)
-    depths = [column(aligner.snippet.lines[item.header]) for item in inner if not item.marker]
-    if depths and min(depths) < depths[0]:
-        return None  # code less indented than the snippet's first is outside the container
+    code = [item for item in inner if not item.marker]
+    depths = [column(aligner.snippet.lines[item.header]) for item in code]
+    outer = [item for item, depth in zip(code, depths, strict=True) if depth == depths[0]]
+    container = None
+    if len(outer) < len(code) and min(depths) == depths[0]:
+        # first the block holding the least indented code, not the block of a fragment below it
+        reasons = len(aligner.reasons)
+        container = aligner.container(o_tree, outer)
+        del aligner.reasons[reasons:]
+    container = container or aligner.container(o_tree, s_tree)
+    if container is None or min(depths) < depths[0]:
+        return None  # (code less indented than the snippet's first is outside the container)
+    aligner.rewrite = False
     # below a marker, down to the container's closer: its tail is shown, not elided
     shown_to_end = len(inner) < len(s_tree) and inner[0].marker
     ops = aligner.level(

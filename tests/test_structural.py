@@ -115,6 +115,28 @@ def test_a_method_given_without_its_class_at_column_zero_is_reindented() -> None
     assert merged(SHAPES, snippet, language="python") == expected
 
 
+def test_members_without_their_class_then_a_fragment_of_a_method_go_in_the_class() -> None:
+    original = (
+        "public class Users {\n    private final Repo repo;\n\n    public Users(Repo repo) {\n"
+        "        this.repo = repo;\n    }\n\n    public User register(String email) {\n"
+        "        User saved = repo.save(new User(email));\n        return saved;\n    }\n}\n"
+    )
+    snippet = (
+        "    private final Repo repo;\n    private final Mailer mailer;\n\n"
+        "    public Users(Repo repo, Mailer mailer) {\n        this.repo = repo;\n        this.mailer = mailer;\n"
+        "    }\n\n    // ... existing code ...\n        User saved = repo.save(new User(email));\n"
+        "        mailer.welcome(saved);\n        return saved;\n    }\n"
+    )
+    # before: the container was the method holding the fragment's lines, not the class of the members
+    expected = (
+        original.replace("Repo repo;\n", "Repo repo;\n    private final Mailer mailer;\n")
+        .replace("Users(Repo repo)", "Users(Repo repo, Mailer mailer)")
+        .replace("this.repo = repo;\n", "this.repo = repo;\n        this.mailer = mailer;\n")
+        .replace("        return saved;", "        mailer.welcome(saved);\n        return saved;")
+    )
+    assert merged(original, snippet, language="java") == expected
+
+
 def test_a_whole_file_rewrite_without_markers_is_the_snippet() -> None:
     rewrite = SHAPES.replace("import math\n", "import math\nimport sys\n").replace(
         "1.0", "float(sys.argv[1])"
