@@ -1593,6 +1593,7 @@ class Aligner:
         original = self.original
         best: list[Item] = []
         best_score = 0
+        exact: dict[int, int] = {}  # by block header: how many snippet items it holds word for word
         stack = list(o_items)
         while stack:
             item = stack.pop()
@@ -1608,6 +1609,7 @@ class Aligner:
                 if original.normalized[child.start] in first_lines
             }
             score = sum(key in keys or text in texts for key, text in wanted)  # snippet items, each once
+            exact[item.header] = sum(text in texts for _, text in wanted)
             if conditions:  # and blocks whose condition was edited
                 bodies = {self.condition_body_of(original, child): child for child in item.children}
                 score += sum(
@@ -1624,6 +1626,10 @@ class Aligner:
             best = self.holding_the_lines(best, shown)
         if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
+        elif best and not exact[best[0].header] and any(exact.values()):
+            # it holds the snippet's keys only (`font-size:`), another block its lines themselves
+            self.fail("several_candidates", "one block has the snippet's keys, another its lines")
+            best = []
         return best[0] if len(best) == 1 else None
 
     def holding_the_lines(self, candidates: list[Item], shown: list[Item]) -> list[Item]:

@@ -230,6 +230,18 @@ def test_an_edit_that_fits_two_places_is_ambiguous() -> None:
     assert ambiguous(original, snippet, language="css").reasons[0].code == "several_candidates"
 
 
+def test_declarations_without_a_selector_that_one_rule_has_by_key_and_another_word_for_word_are_ambiguous() -> (
+    None
+):
+    original = (
+        "pre {\n  font-family: monospace, monospace;\n  font-size: 1em;\n}\n\n"
+        "button,\ninput {\n  font-family: inherit;\n  font-size: 100%;\n  line-height: 1.15;\n  margin: 0;\n}\n"
+    )
+    snippet = "/* ... */\n  font-family: monospace, monospace;\n  font-size: 0.9em;\n  line-height: 1.45;\n}\n/* ... */\n"
+    # before: the rule holding all three keys won, and its declarations were rewritten
+    assert ambiguous(original, snippet, language="css").reasons[0].code == "several_candidates"
+
+
 def test_new_code_between_two_markers_without_an_anchor_is_ambiguous() -> None:
     snippet = "# ... existing code ...\n\ndef helper():\n    return 1\n\n# ... existing code ...\n"
     codes = {reason.code for reason in ambiguous(SHAPES, snippet, language="python").reasons}
