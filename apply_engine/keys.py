@@ -59,6 +59,9 @@ DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
 INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
 ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
+# Ruby's `validates :seats, numericality: true`, `belongs_to :account`: the call and the symbol it
+# names (not `validates` as a `key:`)
+SYMBOL_CALL = re.compile(r"^([a-z_]\w* :\w+[?!]?)(?=[,\s]|$)")
 HASH_ENTRY = re.compile(r"^(['\"][^'\"]+['\"]|:\w+)\s*=>")  # PHP's `'sku' => [...]`, Ruby's `:sku => 1`
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
@@ -151,6 +154,10 @@ def signature_key(line: str) -> str:
         found = DESTRUCTURING.match(text)
         if found:
             return "".join(found.groups())
+    if " :" in text:
+        found = SYMBOL_CALL.match(text)
+        if found:
+            return found.group(1)
     if ":" in text or "=" in text:
         found = ASSIGN.match(text) or PIN.match(text) or HASH_ENTRY.match(text)
         if found:

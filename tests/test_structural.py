@@ -1842,6 +1842,22 @@ def test_an_rspec_example_is_named_by_its_description_so_a_new_one_is_added_not_
     assert merged(original, snippet, language="ruby") == expected
 
 
+def test_a_ruby_call_on_a_new_symbol_below_one_on_another_is_new() -> None:
+    original = (
+        "class Subscription < ApplicationRecord\n  validates :plan, inclusion: { in: PLANS }\n"
+        "  validates :current_period_end, presence: true\n\n  def renew!\n    touch\n  end\nend\n"
+    )
+    snippet = (
+        "class Subscription < ApplicationRecord\n  validates :plan, inclusion: { in: PLANS }\n"
+        "  validates :seats, numericality: { greater_than: 0 }\n  # ... existing code ...\nend\n"
+    )
+    # before: `validates :seats, numericality:` was keyed `validates` (read as a `key:`), an edit
+    expected = original.replace(
+        "PLANS }\n", "PLANS }\n  validates :seats, numericality: { greater_than: 0 }\n"
+    )
+    assert merged(original, snippet, language="ruby") == expected
+
+
 def test_a_document_separator_shown_above_an_anchor_is_the_original_one() -> None:
     original = (
         "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n---\napiVersion: apps/v1\nkind: Deployment\n"
