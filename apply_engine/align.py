@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from itertools import pairwise, takewhile
+from itertools import islice, pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading, levels
 from apply_engine.keys import CONTROL, FIRST_WORD_END, call_key, ends_with_name, normalize, signature_key
@@ -2191,6 +2191,8 @@ class Aligner:
         if not s_item.children and not s_item.closer and o_item.children and opens:
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:
+            if self.nests_what_follows(o_item, s_item):
+                return None
             body = self.replace([o_item], [s_item], [Insert(s_item.header, s_item.end, reindent)])
             return None if body is None else head + body
         s_close, o_close = (
@@ -2210,6 +2212,17 @@ class Aligner:
         if inner is None:
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def nests_what_follows(self, o_item: Item, s_item: Item) -> bool:
+        """The snippet shows lines under the item that the original has after it, at its level
+        (the text of a heredoc or a docstring, shown without the line that opens it): nested by
+        the snippet's indentation, they would be written twice."""
+        shown = {self.snippet.normalized[child.header] for child in s_item.children if not child.marker}
+        after = islice((line for line in self.original.normalized[o_item.end :] if line), len(shown))
+        if o_item.children or not shown.intersection(after):
+            return False
+        self.fail("unanchored_insertion", "lines shown inside the item follow it in the original", s_item)
+        return True
 
     @staticmethod
     def clauses(side: Side, item: Item) -> list[Item]:

@@ -173,8 +173,36 @@ LONG_STRINGS = {
 LONG_STRINGS["typescript"] = LONG_STRINGS["tsx"] = LONG_STRINGS["javascript"]
 
 
+HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")  # `cat <<EOF`, `<<-'END'`
+
+
+def heredoc_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """A shell heredoc's lines, its terminator too, continue the line that opens it (its text has
+    no indentation of the script's own)."""
+    virtual = list(columns)
+    k = 0
+    while k < len(lines):
+        found = (
+            HEREDOC.search(lines[k]) if "<<" in lines[k] and not lines[k].lstrip().startswith("#") else None
+        )
+        k += 1
+        if found is None:
+            continue
+        word, tabs = found.group(3), found.group(1)
+        while k < len(lines):
+            line = lines[k].lstrip("\t") if tabs else lines[k]
+            virtual[k] = CONTINUED if columns[k] >= 0 else -1
+            k += 1
+            if line.rstrip() == word:
+                break
+    return virtual
+
+
 def string_columns(lines: list[str], columns: list[int], language: str) -> list[int]:
-    """Lines inside a multi-line string (docstring, template literal) continue the line it opens on."""
+    """Lines inside a multi-line string (docstring, template literal, heredoc) continue the line it
+    opens on."""
+    if language == "bash":
+        return heredoc_columns(lines, columns)
     pattern = LONG_STRINGS.get(language)
     if pattern is None:
         return columns

@@ -2182,6 +2182,47 @@ def test_a_new_block_between_two_markers_wrapping_elided_lines_goes_where_they_s
     assert merged(original, snippet, language="bash") == expected
 
 
+USAGE = """#!/usr/bin/env bash
+set -euo pipefail
+
+usage() {
+  cat <<EOF
+Usage: deploy.sh -e ENV [-n]
+
+  -e ENV   target environment
+  -n       dry run
+  -h       show this help
+EOF
+}
+
+main() {
+  usage
+}
+"""
+
+
+def test_a_heredoc_shown_whole_replaces_the_original_heredoc() -> None:
+    snippet = (
+        "# ... existing code ...\nusage() {\n  cat <<EOF\nUsage: deploy.sh -e ENV [-M] [-n]\n\n"
+        "  -e ENV   target environment\n  -M       skip migrations\n  -n       dry run\n  -h       show this help\n"
+        "EOF\n}\n# ... existing code ...\n"
+    )
+    expected = USAGE.replace("[-n]", "[-M] [-n]").replace(
+        "  -n       dry run", "  -M       skip migrations\n  -n       dry run"
+    )
+    assert merged(USAGE, snippet, language="bash") == expected
+
+
+def test_a_marker_inside_a_heredoc_shown_without_its_opening_line_deletes_nothing() -> None:
+    snippet = (
+        "# ... existing code ...\nUsage: deploy.sh -e ENV [-M] [-n]\n\n  -e ENV   target environment\n"
+        "  -M       skip migrations\n  -n       dry run\n# ... existing code ...\n"
+    )
+    # before: the heredoc's lines were code at their own columns, and the marker at column 0 ended
+    # the block of `-n`, so `-h` below it was deleted
+    assert ambiguous(USAGE, snippet, language="bash").status == "ambiguous"
+
+
 def test_new_code_that_writes_out_elided_lines_from_two_places_is_ambiguous() -> None:
     snippet = (
         "def sync(session, store):\n"
