@@ -28,7 +28,7 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice, pairwise, takewhile
 
@@ -134,10 +134,12 @@ OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 
 @dataclass(frozen=True)
 class Copy:
-    """Original lines [start, end)."""
+    """Original lines [start, end); `indent` goes in front of each non-blank one (elided code
+    that new code wraps, one block deeper)."""
 
     start: int
     end: int
+    indent: str = ""
 
 
 @dataclass(frozen=True)
@@ -396,7 +398,7 @@ class Aligner:
                 self.fail("moved_or_copied", f"{header.strip()[:60]!r} is shown moved and kept where it was")
                 return None
             k = ops.index(copy)
-            cut = [Copy(copy.start, max(copy.start, o_item.lead)), Copy(o_item.end, copy.end)]
+            cut = [replace(copy, end=max(copy.start, o_item.lead)), replace(copy, start=o_item.end)]
             ops = [*ops[:k], *(op for op in cut if op.start < op.end), *ops[k + 1 :]]
         return ops
 
@@ -1077,6 +1079,9 @@ class Aligner:
             if self.comment_left_out(o_gap, s_gap, spacing):
                 return None
             edited = self.edits_elided_block(o_gap, parts[0])
+            wrapper = self.elided_wrapper(o_gap, parts[0]) if edited is None else None
+            if wrapper is not None:
+                return self.wrap_elided(o_gap, parts[0], wrapper, reindent)
             if edited is not None:
                 new = parts[0]
                 paired = self.pair(o_gap[0], new[edited], shown_spacing=True)
@@ -2072,6 +2077,62 @@ class Aligner:
                 )
                 return True
         return False
+
+    def elided_wrapper(self, o_gap: list[Item], new: list[Item]) -> int | None:
+        """The one new control block between two anchors that elides code inside it (`try:` over
+        `# ... existing code ...`, then `except E:`): the original code there, wrapped."""
+        wrappers = [
+            k
+            for k, item in enumerate(new)
+            if has_marker(item)
+            and self.control_block(self.snippet, item)
+            and not self.original.where(self.snippet.normalized[item.header])
+        ]
+        if not o_gap or len(wrappers) != 1:
+            return None
+        header = self.snippet.normalized[new[wrappers[0]].header]
+        if any(
+            similarity(header, self.original.normalized[item.header]) >= BLOCK_UNSURE_SIMILARITY
+            for item in o_gap
+        ):
+            return None  # an edit of that block, maybe
+        return wrappers[0]
+
+    def wrap_elided(self, o_gap: list[Item], new: list[Item], k: int, reindent: Reindent) -> list[Op] | None:
+        """`new[k]`'s body aligned with the original items it wraps, each copied one block deeper;
+        its clauses (`except E:`, `} catch {`) and the other new items as shown around them."""
+        wrapper = new[k]
+        body = [child for child in wrapper.children if self.depth(child) > self.depth(wrapper)]
+        clauses = wrapper.children[len(body) :]
+        shown = leading(reindent.apply(self.snippet.lines[body[0].header])) if body else ""
+        kept = leading(self.original.lines[o_gap[0].header])
+        if not body or len(shown) <= len(kept) or not shown.startswith(kept):
+            self.fail("unanchored_insertion", "new code wraps elided code at no deeper level", wrapper)
+            return None
+        # aligned as if shown at the original's depth, then all of it one block deeper
+        at_kept = Reindent(
+            leading(self.snippet.lines[body[0].header]), kept, self.snippet_unit, self.original_unit
+        )
+        first = o_gap[0].under(o_gap[0].start, o_gap[0].start)  # the wrapper has the blank lines above
+        inner = self.level([first, *o_gap[1:]], body, at_kept, top=False)
+        if inner is None:
+            return None
+        indent = shown[len(kept) :]
+        deeper = [
+            replace(op, indent=indent + op.indent)
+            if isinstance(op, Copy)
+            else replace(op, reindent=op.reindent.deeper(indent))
+            for op in inner
+        ]
+        closer = [Insert(wrapper.end - 1, wrapper.end, reindent)] if wrapper.closer else []
+        return [
+            *self.inserts(new[:k], reindent),
+            Insert(wrapper.lead, wrapper.header + 1, reindent),
+            *deeper,
+            *self.inserts(clauses, reindent),
+            *closer,
+            *self.inserts(new[k + 1 :], reindent),
+        ]
 
     def edits_elided_block(self, o_gap: list[Item], new: list[Item]) -> int | None:
         """The one block between two anchors, shown edited: the one new item that elides code

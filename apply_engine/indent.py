@@ -113,6 +113,10 @@ class Reindent:
         self.original_unit = original_unit
         self.identity = snippet_base == original_base and snippet_unit == original_unit
 
+    def deeper(self, indent: str) -> "Reindent":
+        """The same mapping onto lines `indent` deeper in the original."""
+        return Reindent(self.snippet_base, self.original_base + indent, self.snippet_unit, self.original_unit)
+
     def apply(self, line: str) -> str:
         if self.identity:
             return line

@@ -21,6 +21,7 @@ from apply_engine.align import (
     IMPORT_LINE,
     IMPORT_WORDS,
     NAME,
+    OPENS_BLOCK,
     Aligner,
     Copy,
     Insert,
@@ -57,7 +58,6 @@ from apply_engine.structural_outline import (
 
 BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
-OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
 BRACKETS = {"}": "{", ")": "(", "]": "["}
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
 MIN_UNCOMMENTED = 4  # shorter lines (`end`, `});`) say nothing when they appear commented out too
@@ -866,7 +866,9 @@ def copied_runs(ops: list[Op]) -> list[tuple[int, int, int]]:
         if op.start >= op.end:
             continue
         last = runs[-1] if runs else None
-        if (
+        if isinstance(op, Copy) and op.indent:
+            pass  # re-indented: no copy of the original's text
+        elif (
             isinstance(op, Copy)
             and last is not None
             and last[1] == op.start
@@ -925,7 +927,9 @@ class SpanWriter:
 
     def write(self, ops: list[Op]) -> list[Span]:
         for op in ops:
-            if isinstance(op, Copy):
+            if isinstance(op, Copy) and op.indent:
+                self.copy_indented(op)
+            elif isinstance(op, Copy):
                 self.copy(op.start, op.end)
             else:
                 for k in range(op.start, op.end):
@@ -956,6 +960,13 @@ class SpanWriter:
         offsets = self.source.offsets
         self.add(CopySpan(offsets[start], offsets[end]))
         self.open_line = end == len(self.source.lines) and not self.source.final_newline
+
+    def copy_indented(self, op: Copy) -> None:
+        for k in range(op.start, op.end):
+            self.close_line()
+            line = self.source.lines[k]
+            self.add(TextSpan(op.indent + line if line.strip() else line))
+            self.open_line = True  # its line ending comes with what follows
 
     def insert(self, k: int, reindent: Reindent) -> None:
         self.close_line()

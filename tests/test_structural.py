@@ -2125,8 +2125,8 @@ def test_the_one_new_item_eliding_code_inside_it_edits_the_one_block_there_and_t
 
 def test_a_new_item_eliding_code_under_a_header_unlike_the_one_block_there_is_ambiguous() -> None:
     snippet = (
-        "func NewServer(addr string, logger *slog.Logger) *Server {\n\tif logger == nil {\n"
-        "\t\t// ... existing code ...\n\t}\n\treturn nil\n}\n"
+        "func NewServer(addr string, logger *slog.Logger) *Server {\n\tgo func() {\n"
+        "\t\t// ... existing code ...\n\t}()\n\treturn nil\n}\n"
     )
     assert ambiguous(SERVER, snippet, language="go").status == "ambiguous"
 
@@ -2901,3 +2901,41 @@ def test_a_match_arm_is_known_by_its_whole_pattern() -> None:
     snippet = "fn f(x: Option<i32>) -> i32 {\n    match x {\n        Some(0) => -1,\n        // ... existing arms ...\n    }\n}\n"
     expected = original.replace("        Some(n)", "        Some(0) => -1,\n        Some(n)")
     assert merged(original, snippet, language="rust") == expected
+
+
+FETCH = (
+    "import requests\n\n\ndef fetch(url):\n    resp = requests.get(url)\n    resp.raise_for_status()\n"
+    "    return resp.json()\n\n\ndef main():\n    print(fetch('x'))\n"
+)
+WRAPPED = FETCH.replace(
+    "    resp = requests.get(url)\n    resp.raise_for_status()\n    return resp.json()\n",
+    "    try:\n        resp = requests.get(url)\n        resp.raise_for_status()\n        return resp.json()\n"
+    "    except requests.HTTPError as e:\n        log.error(e)\n        raise\n",
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "        # ... existing code ...\n",
+        "        resp = requests.get(url)\n        # ... existing code ...\n        return resp.json()\n",
+    ],
+    ids=["all-elided", "ends-shown"],
+)
+def test_a_new_block_around_a_marker_wraps_the_elided_code_one_level_deeper(body: str) -> None:
+    snippet = f"def fetch(url):\n    try:\n{body}    except requests.HTTPError as e:\n        log.error(e)\n        raise\n"
+    # before: the marker inside the new `try:` was written into the file
+    assert merged(FETCH, snippet, language="python") == WRAPPED
+
+
+def test_a_new_braced_block_around_a_marker_wraps_the_elided_code_with_its_clauses_and_closer() -> None:
+    original = "function load(path) {\n  const text = fs.readFileSync(path);\n  return JSON.parse(text);\n}\n"
+    snippet = (
+        "function load(path) {\n  try {\n    // ... existing code ...\n  } catch (err) {\n"
+        "    throw new Error(`cannot load ${path}`);\n  }\n}\n"
+    )
+    expected = (
+        "function load(path) {\n  try {\n    const text = fs.readFileSync(path);\n    return JSON.parse(text);\n"
+        "  } catch (err) {\n    throw new Error(`cannot load ${path}`);\n  }\n}\n"
+    )
+    assert merged(original, snippet, language="javascript") == expected
