@@ -383,7 +383,7 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
         container = aligner.container(o_tree, outer)
         del aligner.reasons[reasons:]
     container = container or aligner.container(o_tree, s_tree)
-    if container is None or min(depths) < depths[0]:
+    if container is None or (depths and min(depths) < depths[0]):
         return None  # (code less indented than the snippet's first is outside the container)
     aligner.rewrite = False
     # below a marker, down to the container's closer: its tail is shown, not elided
