@@ -716,9 +716,7 @@ class Aligner:
                 edge = "lead" if top else None
             elif sb == len(s_items):
                 edge = "tail" if keeps_tail and not whole_file else None
-            elif self.ends_in_marker(s_items[sa]) or (
-                o_items[oa].closer and not s_items[sa].closer and open_at_marker(s_items[sa])
-            ):
+            elif self.ends_in_marker(s_items[sa]) or self.left_open(s_items[sa], o_items[oa]):
                 # its last marker elides the rest of it, its closer not shown, and what follows
                 edge = "elided"
             if sb < len(s_items) and self.new_above_comment(
@@ -2110,9 +2108,7 @@ class Aligner:
             self.fail("unanchored_insertion", "new code wraps elided code at no deeper level", wrapper)
             return None
         # aligned as if shown at the original's depth, then all of it one block deeper
-        at_kept = Reindent(
-            leading(self.snippet.lines[body[0].header]), kept, self.snippet_unit, self.original_unit
-        )
+        at_kept = self.mapping(body[0], o_gap[0])
         first = o_gap[0].under(o_gap[0].start, o_gap[0].start)  # the wrapper has the blank lines above
         inner = self.level([first, *o_gap[1:]], body, at_kept, top=False)
         if inner is None:
