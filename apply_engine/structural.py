@@ -49,6 +49,7 @@ from apply_engine.structural_outline import (
     MARKDOWN_HEADING,
     PURE_CLOSER,
     Item,
+    directive_columns,
     label_columns,
     markdown_columns,
     outline,
@@ -262,6 +263,8 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
         return markdown_columns(lines, found)
     if language == "toml":
         return table_columns(lines, found)
+    if language in ("c", "cpp", "csharp"):
+        found = directive_columns(lines, found)
     if language == "cpp":
         return label_columns(lines, found)
     return table_columns(lines, found, INI_SECTION) if language == "text" else found

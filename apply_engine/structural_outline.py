@@ -159,6 +159,32 @@ def label_columns(lines: list[str], columns: list[int]) -> list[int]:
     return virtual
 
 
+DIRECTIVE = re.compile(r"^\s*#\s*[a-z]+\b")  # `#ifdef _WIN32`, `#endif`, `#pragma omp parallel`
+
+
+def directive_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """A preprocessor line written at column 0 inside a block (`#ifdef _WIN32` in a function)
+    stands among the code around it: as deep as the line below it, or, above the block's closer,
+    as the line above it; so that it does not end the block."""
+    virtual = list(columns)
+    code = [k for k, at in enumerate(columns) if at >= 0 and not DIRECTIVE.match(lines[k])]
+    for k, at in enumerate(columns):
+        if at < 0 or not DIRECTIVE.match(lines[k]):
+            continue
+        n = bisect_right(code, k)
+        if n == 0 or n == len(code):
+            continue
+        above, below = code[n - 1], code[n]
+        if lines[above].rstrip().endswith("{"):
+            inside = columns[below]
+        elif PURE_CLOSER.match(lines[below].strip()):
+            inside = columns[above]
+        else:
+            inside = min(columns[above], columns[below])
+        virtual[k] = max(at, inside)
+    return virtual
+
+
 CONTINUED = 1 << 20  # virtual indent of lines inside a multi-line string: part of the line above
 TRIPLE = ('"""', "'''")
 LONG_STRINGS = {
