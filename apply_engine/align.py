@@ -792,14 +792,16 @@ class Aligner:
         no reason kept, when that does not place them (new code appended by its closers)."""
         depths = [self.depth(item) for item in s_items if item.marker]
         shown = [item for item in s_items if not item.marker]
-        if (
-            not depths
-            or not shown
-            or not all(self.elided_inside(item, min(depths)) or self.closes(item) for item in shown)
-        ):
+        if not depths or not shown:
+            return None
+        base = min(depths)
+        inside = lambda base: all(self.elided_inside(item, base) or self.closes(item) for item in shown)  # noqa: E731
+        if not inside(base) and all(self.deeper(item, o_items[0], reindent) for item in s_items):
+            base -= 1  # markers and code alike deeper than the block's items: all inside one of them
+        if not inside(base):
             return None  # (a closer ends the block a fragment stands in: `}` below a table's rows)
         reasons = len(self.reasons)
-        placed = self.gap(o_items, s_items, reindent, None, None, min(depths))
+        placed = self.gap(o_items, s_items, reindent, None, None, base)
         del self.reasons[reasons:]
         return placed
 
@@ -895,7 +897,9 @@ class Aligner:
             # after it (Python's dedent, no closer shown) ends its block there
             marker_after = end < len(items) and items[end].marker
             last = items[end - 1]
-            elided_after = marker_after or (end == len(items) and edge == "tail") or open_at_marker(last)
+            elided_after = (
+                marker_after or last.marker or (end == len(items) and edge == "tail") or open_at_marker(last)
+            )
             shown = [rest[-1], *items[k:stop], *items[end : end + marker_after]]
             found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
             k = end

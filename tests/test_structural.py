@@ -2939,3 +2939,42 @@ def test_a_new_braced_block_around_a_marker_wraps_the_elided_code_with_its_claus
         "  } catch (err) {\n    throw new Error(`cannot load ${path}`);\n  }\n}\n"
     )
     assert merged(original, snippet, language="javascript") == expected
+
+
+SETUP_C = (
+    "static int setup(void) {\n    int flags = 0;\n\n#ifdef _WIN32\n    _setmode(_fileno(stdout), _O_BINARY);\n"
+    '#endif\n\n    if (getenv("COMPACT"))\n        flags |= COMPACT;\n\n    return flags;\n}\n\n'
+    "static int teardown(void) {\n    return 0;\n}\n"
+)
+
+
+def test_a_preprocessor_line_at_column_zero_inside_a_function_stays_in_its_body() -> None:
+    snippet = (
+        'static int setup(void) {\n    /* ... */\n    if (getenv("COMPACT"))\n        flags |= COMPACT;\n\n'
+        '    if (getenv("ASCII"))\n        flags |= ASCII;\n    /* ... */\n}\n'
+    )
+    expected = SETUP_C.replace(
+        "flags |= COMPACT;\n", 'flags |= COMPACT;\n\n    if (getenv("ASCII"))\n        flags |= ASCII;\n'
+    )
+    # before: `#ifdef` at column 0 ended the function's body, so its code below was no anchor
+    assert merged(SETUP_C, snippet, language="c") == expected
+
+
+READ_CONF = (
+    "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
+    "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
+    "        if key == 'STRIP':\n            conf['strip'] = int(val)\n    return conf\n"
+)
+
+
+def test_code_and_markers_shown_deeper_than_a_body_go_in_the_one_block_that_holds_them() -> None:
+    # the loop's header is elided, and the markers stand as deep as the code inside the loop
+    snippet = (
+        "def read_conf(path):\n        # ...\n        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
+        "        if key == 'SORT':\n            conf['sort'] = int(val)\n        # ...\n"
+    )
+    expected = READ_CONF.replace(
+        "        if key == 'STRIP'",
+        "        if key == 'SORT':\n            conf['sort'] = int(val)\n        if key == 'STRIP'",
+    )
+    assert merged(READ_CONF, snippet, language="python") == expected
