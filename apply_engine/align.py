@@ -1114,7 +1114,11 @@ class Aligner:
         shown_head = parts[0][before : before + len(head)]
         shown_tail = parts[-1][len(parts[-1]) - after - len(tail) : len(parts[-1]) - after]
         paired = [*zip(shown_head, head, strict=True), *zip(shown_tail, tail, strict=True)]
-        if not kept and o_gap and self.edited_by_likeness(paired):
+        # (a marker less indented than the blocks elides what follows their block, not one of them)
+        shallower = [
+            item for item in s_gap if item.marker and all(self.depth(item) < self.depth(s) for s, _ in paired)
+        ]
+        if not kept and o_gap and len(shallower) < len(parts) - 1 and self.edited_by_likeness(paired):
             return None
         new_first = parts[0][before + len(head) :]
         new_last = parts[-1][: len(parts[-1]) - after - len(tail)]

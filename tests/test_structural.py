@@ -2978,3 +2978,32 @@ def test_code_and_markers_shown_deeper_than_a_body_go_in_the_one_block_that_hold
         "        if key == 'SORT':\n            conf['sort'] = int(val)\n        if key == 'STRIP'",
     )
     assert merged(READ_CONF, snippet, language="python") == expected
+
+
+CHECK_AGE = (
+    "def check(self, value, max_age):\n    if max_age is not None:\n        age = now() - value.ts\n"
+    "        if age > max_age:\n            raise Expired(f'age {age} > {max_age}', payload=value)\n"
+    "        if age < 0:\n            raise Expired(f'age {age} < 0', payload=value)\n    return value\n"
+)
+
+
+def test_an_edited_last_block_above_a_less_indented_marker_edits_the_original() -> None:
+    snippet = (
+        "def check(self, value, max_age):\n    # ...\n        if age > max_age:\n"
+        "            raise Expired(f'age {age} > {max_age}', payload=value)\n"
+        "        if age < -SKEW:\n            raise Expired(f'age {age} < -{SKEW}', payload=value)\n    # ...\n"
+    )
+    expected = CHECK_AGE.replace("if age < 0:", "if age < -SKEW:").replace("< 0'", "< -{SKEW}'")
+    # the marker elides what follows the `if max_age` block, so no marker is left standing for
+    # the original `if age < 0`: the new block edits it (before: ambiguous, edit or insertion)
+    assert merged(CHECK_AGE, snippet, language="python") == expected
+
+
+def test_an_edited_last_block_above_a_marker_as_deep_as_it_is_ambiguous() -> None:
+    snippet = (
+        "def check(self, value, max_age):\n    # ...\n        if age > max_age:\n"
+        "            raise Expired(f'age {age} > {max_age}', payload=value)\n"
+        "        if age < -SKEW:\n            raise Expired(f'age {age} < -{SKEW}', payload=value)\n"
+        "        # ...\n    return value\n"
+    )
+    assert ambiguous(CHECK_AGE, snippet, language="python").reasons[0].code == "edit_or_insertion"
