@@ -130,6 +130,7 @@ FIRST_ONLY = re.compile(
     r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
 )
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
+ASSIGNED_CALL = re.compile(r"^([\w$.]+)\s*=\s*(?:await\s+|try\s+)?([\w$.]+(?:::[\w$]+)*)\(")  # `crc = crc16(`
 
 
 @dataclass(frozen=True)
@@ -460,9 +461,11 @@ class Aligner:
             self.pair_unique(pairs, o_groups, self.group(s_items, s_range, measure, self.snippet))
             if measure == self.snippet_key_of:
                 shared = [k for group in o_groups.values() if len(group) > 1 for k in group]
-        if shared:  # overloads share a key (`public int total`), not their whole header line
-            o_groups = self.group(o_items, shared, self.header_of, self.original)
-            self.pair_unique(pairs, o_groups, self.group(s_items, s_range, self.header_of, self.snippet))
+        # overloads share a key (`public int total`), not their whole header line; a name declared
+        # (`uint16_t crc;`) and set (`crc = crc16(...)`) shares it, not the call that sets it
+        for measure in (self.header_of, self.assigned_call_of) if shared else ():
+            o_groups = self.group(o_items, shared, measure, self.original)
+            self.pair_unique(pairs, o_groups, self.group(s_items, s_range, measure, self.snippet))
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
         s_groups = self.group(s_items, unpaired, self.condition_body_of, self.snippet)
@@ -570,6 +573,13 @@ class Aligner:
         if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
             return line
         return None
+
+    @staticmethod
+    def assigned_call_of(side: Side, item: Item) -> str | None:
+        """A name set by a call (`crc = crc16(&out[1], n);`) by the name and the callee; None for
+        any other line."""
+        found = ASSIGNED_CALL.match(side.normalized[item.header])
+        return None if found is None else f"A{found.group(1)}={found.group(2)}"
 
     @staticmethod
     def condition_body_of(side: Side, item: Item) -> str | None:

@@ -3007,3 +3007,14 @@ def test_an_edited_last_block_above_a_marker_as_deep_as_it_is_ambiguous() -> Non
         "        # ...\n    return value\n"
     )
     assert ambiguous(CHECK_AGE, snippet, language="python").reasons[0].code == "edit_or_insertion"
+
+
+def test_a_name_set_by_a_call_is_known_apart_from_its_declaration() -> None:
+    original = (
+        "int encode(uint8_t *out, size_t len)\n{\n    uint16_t crc;\n\n    out[0] = MAGIC;\n"
+        "    crc = crc16(&out[1], len);\n    put_be16(&out[len], crc);\n    return 0;\n}\n"
+    )
+    snippet = "int encode(uint8_t *out, size_t len)\n{\n    /* ... */\n    crc = crc16(SEED, &out[1], len);\n    /* ... */\n}\n"
+    # before: `uint16_t crc;` and the assignment shared the key `crc`, so the line had no anchor
+    expected = original.replace("crc16(&out", "crc16(SEED, &out")
+    assert merged(original, snippet, language="c") == expected
