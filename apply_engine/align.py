@@ -130,6 +130,7 @@ FIRST_ONLY = re.compile(
     r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
 )
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
+DECORATOR_START = ("@", "#[")  # `@app.get("/")`, `@Override`, Rust's `#[test]`
 ASSIGNED_CALL = re.compile(r"^([\w$.]+)\s*=\s*(?:await\s+|try\s+)?([\w$.]+(?:::[\w$]+)*)\(")  # `crc = crc16(`
 
 
@@ -476,6 +477,11 @@ class Aligner:
             )
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
+        s_groups = self.group(s_items, unpaired, self.decorator_of, self.snippet)
+        if s_groups:  # a decorator shown alone, a marker for the rest of its item
+            o_groups = self.group(o_items, o_range, self.decorator_of, self.original)
+            self.pair_unique(pairs, o_groups, s_groups)
+            unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
 
         def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
             return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
@@ -573,6 +579,21 @@ class Aligner:
         if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
             return line
         return None
+
+    def decorator_of(self, side: Side, item: Item) -> str | None:
+        """An original item by the first line of its decorators (`@PostMapping("/{id}")`); a
+        snippet's line that is just a decorator by itself. None for any other item."""
+        if side is self.original and item.prefix:
+            line = side.normalized[item.start]
+        elif (
+            side is self.snippet
+            and not item.children
+            and side.normalized[item.header].startswith(DECORATOR_START)
+        ):
+            line = side.normalized[item.header]
+        else:
+            return None
+        return None if COMMENT.match(line) else f"D{line}"
 
     @staticmethod
     def assigned_call_of(side: Side, item: Item) -> str | None:

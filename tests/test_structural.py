@@ -3018,3 +3018,27 @@ def test_a_name_set_by_a_call_is_known_apart_from_its_declaration() -> None:
     # before: `uint16_t crc;` and the assignment shared the key `crc`, so the line had no anchor
     expected = original.replace("crc16(&out", "crc16(SEED, &out")
     assert merged(original, snippet, language="c") == expected
+
+
+DECORATED_ROUTES = (
+    "class Users:\n    @get('/a')\n    def a(self):\n        return 1\n\n"
+    "    @post('/b')\n    @status(204)\n    def b(self):\n        return 2\n"
+)
+
+
+def test_a_decorator_shown_alone_above_a_marker_anchors_on_its_item() -> None:
+    snippet = (
+        "class Users:\n    # ...\n        return 1\n\n    @put('/n')\n    def n(self):\n        return 3\n\n"
+        "    @post('/b')\n    # ...\n"
+    )
+    expected = DECORATED_ROUTES.replace(
+        "    @post", "    @put('/n')\n    def n(self):\n        return 3\n\n    @post"
+    )
+    # before: `@post('/b')` alone matched no item, so the new method had no anchor below it
+    assert merged(DECORATED_ROUTES, snippet, language="python") == expected
+
+
+def test_a_decorator_shown_alone_that_starts_two_items_anchors_nothing() -> None:
+    original = DECORATED_ROUTES.replace("@get('/a')", "@post('/b')\n    @status(201)")
+    snippet = "class Users:\n    # ...\n        return 1\n\n    @put('/n')\n    def n(self):\n        return 3\n\n    @post('/b')\n    # ...\n"
+    assert ambiguous(original, snippet, language="python").status == "ambiguous"
