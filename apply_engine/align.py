@@ -916,7 +916,9 @@ class Aligner:
             stop = end
             while stop > k and self.closes(items[stop - 1]):
                 stop -= 1
-            if end < len(items) and self.closes(items[end]):
+            # (after a marker less indented than it, a closer ends some elided block around it)
+            stepped_out = items[end - 1].marker and self.depth(items[end - 1]) < self.depth(items[k])
+            if end < len(items) and self.closes(items[end]) and not stepped_out:
                 end += 1
             if stop == k:
                 self.fail(

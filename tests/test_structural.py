@@ -3042,3 +3042,20 @@ def test_a_decorator_shown_alone_that_starts_two_items_anchors_nothing() -> None
     original = DECORATED_ROUTES.replace("@get('/a')", "@post('/b')\n    @status(201)")
     snippet = "class Users:\n    # ...\n        return 1\n\n    @put('/n')\n    def n(self):\n        return 3\n\n    @post('/b')\n    # ...\n"
     assert ambiguous(original, snippet, language="python").status == "ambiguous"
+
+
+CARD = (
+    "export function Card({ title, body }: Props) {\n  const id = useId();\n  return createPortal(\n"
+    '    <section aria-labelledby={id}>\n      <div className="card">\n        <h2 id={id}>{title}</h2>\n'
+    "        <p>{body}</p>\n      </div>\n    </section>,\n    document.body,\n  );\n}\n"
+)
+
+
+def test_a_closer_below_a_less_indented_marker_ends_an_elided_block_not_the_fragment() -> None:
+    snippet = (
+        "export function Card({ title, body }: Props) {\n  // ... existing code ...\n"
+        "        <p>{body}</p>\n        <small>{date}</small>\n    {/* ... */}\n  );\n}\n"
+    )
+    # `);` closes `return createPortal(`, whose end the marker above it elides
+    expected = CARD.replace("<p>{body}</p>\n", "<p>{body}</p>\n        <small>{date}</small>\n")
+    assert merged(CARD, snippet, language="tsx") == expected
