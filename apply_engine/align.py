@@ -130,6 +130,7 @@ FIRST_ONLY = re.compile(
     r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
 )
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
+BARE_BLOCK = re.compile(r"^(try|do|begin|loop|unsafe)\s*[{:]?$")  # a block known by its keyword alone
 DECORATOR_START = ("@", "#[")  # `@app.get("/")`, `@Override`, Rust's `#[test]`
 ASSIGNED_CALL = re.compile(r"^([\w$.]+)\s*=\s*(?:await\s+|try\s+)?([\w$.]+(?:::[\w$]+)*)\(")  # `crc = crc16(`
 
@@ -417,9 +418,13 @@ class Aligner:
         """snippet index -> original index, order-preserving; None when a match is ambiguous.
         `fits`: whether a pair may stand, checked before the order is (a look-alike left in would
         push a true anchor out of order)."""
+
+        def stands(s: int, o: int) -> bool:
+            s_item, o_item = s_items[s], o_items[o]
+            return not self.other_bare_block(s_item, o_item) and (fits is None or fits(s_item, o_item))
+
         pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
-        if fits is not None:
-            pairs = [(s, o) for s, o in pairs if fits(s_items[s], o_items[o])]
+        pairs = [(s, o) for s, o in pairs if stands(s, o)]
         anchors = longest_increasing(pairs)
         for s, o in set(pairs) - set(anchors):
             around = [(a, b) for a, b in pairs if (a < s and b < o) or (a > s and b > o)]
@@ -433,12 +438,29 @@ class Aligner:
             if sb - sa < 2 or ob - oa < 2 or all(s_items[s].marker for s in range(sa + 1, sb)):
                 continue
             local = self.local_pairs(o_items, s_items, range(sa + 1, sb), range(oa + 1, ob))
-            found.update((s, o) for s, o in local.items() if fits is None or fits(s_items[s], o_items[o]))
+            found.update((s, o) for s, o in local.items() if stands(s, o))
         for s, o in found.items():
             after_anchor = found.get(s - 1, -1) == o - 1  # the original's next item after one shown
             if not after_anchor and self.unlike_callback(s_items[s], o_items[o]):
                 return None
         return dict(longest_increasing(list(found.items())))
+
+    def other_bare_block(self, s_item: Item, o_item: Item) -> bool:
+        """A block under a bare keyword (`try {`, `begin`) known by that alone, whose code shown
+        inside (above its clauses) stands nowhere in the original's, but its first line elsewhere
+        in the original: another block (a new `try` around other code)."""
+        if not s_item.children or not BARE_BLOCK.match(self.snippet.normalized[s_item.header]):
+            return False
+        shown = self.snippet.normalized
+        code = [
+            shown[k]
+            for child in s_item.children
+            if self.depth(child) > self.depth(s_item) and not child.marker
+            for k in range(child.start, child.end)
+            if shown[k] and not BARE_WORD.match(shown[k]) and k not in self.snippet.markers
+        ]
+        original = set(self.original.normalized[o_item.header + 1 : o_item.end])
+        return bool(code) and not original.intersection(code) and bool(self.original.where(code[0]))
 
     def unlike_callback(self, s_item: Item, o_item: Item) -> bool:
         """A block that only calls a function on a callback without parameters (`useEffect(() => {`,
@@ -1130,6 +1152,12 @@ class Aligner:
             return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []
+        if len(parts) == 2 and not parts[0] and edge is None:
+            wrapped = self.wraps_last(o_gap, parts[1])
+            if wrapped is not None:  # a marker, then a new block around the original code after it
+                at, k = wrapped
+                ops = self.wrap_elided(o_gap[at:], parts[1], k, reindent)
+                return None if ops is None else [Copy(o_gap[0].lead, o_gap[at - 1].end), *ops]
         found = self.positional(o_gap, parts[0], marker_beyond=not any(parts[1:]))
         if found is None:
             return None
@@ -2136,6 +2164,30 @@ class Aligner:
         ):
             return None  # an edit of that block, maybe
         return wrappers[0]
+
+    def wraps_last(self, o_gap: list[Item], new: list[Item]) -> tuple[int, int] | None:
+        """`marker, try { switch (event.type) { // ... } } catch ...`: the one control block that
+        elides code inside it, whose first line inside reads as the header of one original item
+        in the gap, not its first (the marker stands for those above), and much like none from
+        there on. Returns where in `o_gap` the wrapped items start and the wrapper's index in
+        `new`."""
+        wrappers = [
+            k for k, item in enumerate(new) if has_marker(item) and self.control_block(self.snippet, item)
+        ]
+        if len(wrappers) != 1 or not new[wrappers[0]].children or new[wrappers[0]].children[0].marker:
+            return None
+        wrapper = new[wrappers[0]]
+        first = self.snippet.normalized[wrapper.children[0].header]
+        places = [at for at, item in enumerate(o_gap) if self.original.normalized[item.header] == first]
+        if len(places) != 1 or places[0] == 0:
+            return None
+        header = self.snippet.normalized[wrapper.header]
+        if any(
+            similarity(header, self.original.normalized[item.header]) >= BLOCK_UNSURE_SIMILARITY
+            for item in o_gap[places[0] :]
+        ):
+            return None  # an edit of that block, maybe
+        return places[0], wrappers[0]
 
     def wrap_elided(self, o_gap: list[Item], new: list[Item], k: int, reindent: Reindent) -> list[Op] | None:
         """`new[k]`'s body aligned with the original items it wraps, each copied one block deeper;

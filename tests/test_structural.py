@@ -3059,3 +3059,24 @@ def test_a_closer_below_a_less_indented_marker_ends_an_elided_block_not_the_frag
     # `);` closes `return createPortal(`, whose end the marker above it elides
     expected = CARD.replace("<p>{body}</p>\n", "<p>{body}</p>\n        <small>{date}</small>\n")
     assert merged(CARD, snippet, language="tsx") == expected
+
+
+HANDLE = (
+    "def handle(req):\n    try:\n        event = parse(req)\n    except ValueError:\n        return 400\n"
+    "    for item in event.items:\n        process(item)\n        audit(item)\n    return 200\n"
+)
+
+
+def test_a_new_try_around_an_original_block_shown_by_its_header_wraps_that_block() -> None:
+    snippet = (
+        "def handle(req):\n    # ... parsing unchanged ...\n    try:\n        for item in event.items:\n"
+        "            # ... existing code ...\n    except StoreError:\n        log.exception('failed')\n"
+        "        return 500\n    return 200\n"
+    )
+    expected = HANDLE.replace(
+        "    for item in event.items:\n        process(item)\n        audit(item)\n",
+        "    try:\n        for item in event.items:\n            process(item)\n            audit(item)\n"
+        "    except StoreError:\n        log.exception('failed')\n        return 500\n",
+    )
+    # before: the new `try:` was paired with the original one (both known as `try:` alone)
+    assert merged(HANDLE, snippet, language="python") == expected
