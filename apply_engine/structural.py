@@ -18,6 +18,7 @@ from itertools import accumulate, islice, pairwise, takewhile
 from operator import add
 
 from apply_engine.align import (
+    DECLARED_NAME,
     IMPORT_LINE,
     IMPORT_WORDS,
     NAME,
@@ -32,7 +33,7 @@ from apply_engine.align import (
     whole_word,
 )
 from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
-from apply_engine.keys import normalize
+from apply_engine.keys import normalize, signature_key
 from apply_engine.languages import (
     GRAMMARS,
     detect_language,
@@ -499,6 +500,11 @@ def finish(
         return ambiguous(
             language, "head_left_unused", f"{unused!r} stays above the snippet, yet its last use is gone"
         )
+    used = deleted_yet_used(ops, source, edit, markers, tree, merged)
+    if used:
+        return ambiguous(
+            language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
+        )
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
@@ -530,6 +536,36 @@ def unused_in_head(ops: list[Op], source: Source, edit: Source, markers: set[int
             own = len(word.findall(line))
             if len(word.findall(source.raw)) > own and len(word.findall(merged)) == own:
                 return line.strip()
+    return None
+
+
+DECLARATION_KEY = re.compile(r"^(?!(?:if|else|elif|for|while|switch|match|case|when|return)\b)[A-Za-z_$]")
+
+
+def deleted_yet_used(
+    ops: list[Op], source: Source, edit: Source, markers: set[int], tree: list[Item], merged: str
+) -> str | None:
+    """A top-level declaration the merge deletes (`def _fmt`), declared nowhere else in the merged
+    file, whose name that file still uses: a snippet that shows the code around it closed up, not a
+    deletion it meant (one that names it in a removal comment is)."""
+    copied = bytearray(len(source.lines))
+    for op in ops:
+        if isinstance(op, Copy):
+            copied[op.start : op.end] = b"\x01" * (op.end - op.start)
+    for item in tree:  # (a method's name is too often another object's: `this.users.get(id)`)
+        if any(copied[item.start : item.end]):
+            continue
+        header = normalize(source.lines[item.header])
+        key = signature_key(header)
+        name = DECLARED_NAME.search(key)
+        if not item.nested or name is None or key == header or not DECLARATION_KEY.match(key):
+            continue
+        word = whole_word(name.group())
+        if not word.search(merged) or any(word.search(edit.lines[k]) for k in markers):
+            continue
+        declared = (DECLARED_NAME.search(signature_key(normalize(line))) for line in merged.splitlines())
+        if not any(found is not None and found.group() == name.group() for found in declared):
+            return key
     return None
 
 

@@ -3080,3 +3080,31 @@ def test_a_new_try_around_an_original_block_shown_by_its_header_wraps_that_block
     )
     # before: the new `try:` was paired with the original one (both known as `try:` alone)
     assert merged(HANDLE, snippet, language="python") == expected
+
+
+REPORT = (
+    "def summarize(samples):\n    ordered = sorted(samples)\n    return {'p50': ordered[len(ordered) // 2]}\n\n\n"
+    "def _fmt(value):\n    return f'{value:,.1f}'\n\n\n"
+    "def render(summary):\n    cells = [_fmt(v) for v in summary.values()]\n    return ' '.join(cells)\n"
+)
+
+
+def test_a_function_left_out_between_two_shown_but_still_called_is_not_deleted() -> None:
+    snippet = (
+        "def summarize(samples):\n    # ... existing code ...\n    return {'p50': ordered[len(ordered) // 2 - 1]}\n\n\n"
+        "def render(summary):\n    # ... existing code ...\n    return '  '.join(cells)\n"
+    )
+    # `_fmt` is gone from between them, yet `render` calls it: deleted, or just not copied out?
+    result = ambiguous(REPORT, snippet, language="python")
+    assert result.reasons[0].code == "unexplained_deletion" and "def _fmt" in result.reasons[0].message
+
+
+def test_a_function_left_out_between_two_shown_and_no_longer_called_is_deleted() -> None:
+    original = REPORT.replace("[_fmt(v) for", "[str(v) for")
+    snippet = (
+        "def summarize(samples):\n    ordered = sorted(samples)\n    return {'p50': ordered[len(ordered) // 2]}\n\n\n"
+        "def render(summary):\n    # ... existing code ...\n"
+    )
+    assert merged(original, snippet, language="python") == original.replace(
+        "def _fmt(value):\n    return f'{value:,.1f}'\n\n\n", ""
+    )
