@@ -1263,7 +1263,10 @@ class Aligner:
         ops: list[Op] = []
         at = 0
         for run, part in wrapping:
-            ops += [Copy(item.lead, item.end) for item in kept[at : run.start]] + self.inserts(part, reindent)
+            ops += [Copy(item.lead, item.end) for item in kept[at : run.start]]
+            if part[0].lead == part[0].start:  # no blank lines shown above it: those of what it wraps
+                ops.append(Copy(kept[run.start].lead, kept[run.start].start))
+            ops += self.inserts(part, reindent)
             at = run.stop
         return ops + [Copy(item.lead, item.end) for item in kept[at:]]
 

@@ -3108,3 +3108,22 @@ def test_a_function_left_out_between_two_shown_and_no_longer_called_is_deleted()
     assert merged(original, snippet, language="python") == original.replace(
         "def _fmt(value):\n    return f'{value:,.1f}'\n\n\n", ""
     )
+
+
+def test_a_new_block_wrapping_a_shown_line_keeps_the_blank_line_above_that_line() -> None:
+    original = (
+        "def load(entries):\n    for entry in entries:\n        if not entry.sku:\n            continue\n\n"
+        "        price = parse_price(entry.price, entry.currency)\n        images = list(entry.images)\n"
+        "        save(entry, price, images)\n"
+    )
+    snippet = (
+        "def load(entries):\n    for entry in entries:\n        # ... existing code ...\n        try:\n"
+        "            price = parse_price(entry.price, entry.currency)\n        except ValueError:\n"
+        "            continue\n        images = list(entry.images)\n        # ... existing code ...\n"
+    )
+    expected = original.replace(
+        "        price = parse_price(entry.price, entry.currency)\n",
+        "        try:\n            price = parse_price(entry.price, entry.currency)\n        except ValueError:\n"
+        "            continue\n",
+    )
+    assert merged(original, snippet, language="python") == expected
