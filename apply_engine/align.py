@@ -741,7 +741,14 @@ class Aligner:
         if anchors:
             s0, o0 = anchors[0]
             reindent = self.mapping(s_items[s0], o_items[o0])
-            base = min(self.depth(s_items[s]) for s in matches)
+            # (lines above the first marker, deeper than it, continue the header: a signature
+            # over several lines; the level stands as deep as that marker)
+            first = next((k for k, item in enumerate(s_items) if item.marker), None)
+            lead = 0
+            if first is not None:
+                while lead < first and self.depth(s_items[lead]) > self.depth(s_items[first]):
+                    lead += 1
+            base = min([self.depth(s_items[s]) for s in matches if s >= lead] or [self.depth(s_items[first])])
         elif not top:
             placed = self.fragments_alone(o_items, s_items, reindent)
             if placed is not None:

@@ -3127,3 +3127,24 @@ def test_a_new_block_wrapping_a_shown_line_keeps_the_blank_line_above_that_line(
         "            continue\n",
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_signature_continued_on_a_second_line_leaves_the_body_depth_to_the_marker() -> None:
+    original = (
+        "def parse_object(s_and_end, strict, scan_once,\n               memo=None, _w=match):\n"
+        "    s, end = s_and_end\n    pairs = []\n    while True:\n        key = read_key(s, end)\n"
+        "        try:\n            value, end = scan_once(s, end)\n        except StopIteration as err:\n"
+        "            raise DecodeError('Expecting value', s, err.value) from None\n"
+        "        pairs.append((key, value))\n    return pairs\n"
+    )
+    snippet = (
+        "def parse_object(s_and_end, strict, scan_once,\n               memo=None, _w=match):\n"
+        "    # ... existing code ...\n        try:\n            value, end = scan_once(s, end)\n"
+        "        except StopIteration as err:\n"
+        "            raise DecodeError('Expecting value for key %r' % key, s, err.value) from None\n"
+        "    # ... existing code ...\n"
+    )
+    # before: the second line of the signature was this level's one anchor, 15 columns deep, so
+    # the loop's code below the marker was no fragment of an elided block
+    expected = original.replace("'Expecting value',", "'Expecting value for key %r' % key,")
+    assert merged(original, snippet, language="python") == expected
