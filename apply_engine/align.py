@@ -499,6 +499,13 @@ class Aligner:
             )
         taken = {s for s, _ in pairs}
         unpaired = [s for s in s_range if s not in taken]
+        s_groups = self.group(s_items, unpaired, self.elided_condition_of, self.snippet)
+        if s_groups:  # a condition edited over a body all elided
+            o_groups = self.group(o_items, o_range, self.elided_condition_of, self.original)
+            self.pair_unique(
+                pairs, o_groups, s_groups, lambda s, o: self.edited_condition(s_items[s], o_items[o], True)
+            )
+            unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
         s_groups = self.group(s_items, unpaired, self.decorator_of, self.snippet)
         if s_groups:  # a decorator shown alone, a marker for the rest of its item
             o_groups = self.group(o_items, o_range, self.decorator_of, self.original)
@@ -602,6 +609,19 @@ class Aligner:
             return line
         return None
 
+    def elided_condition_of(self, side: Side, item: Item) -> str | None:
+        """A condition's block (`while`) by its kind alone, for one shown edited over a body all
+        elided (`while a && b {`, `// ...`, `}`): the one such block there is its original. None
+        for any other item."""
+        if not item.children:
+            return None
+        word = FIRST_WORD_END.split(side.normalized[item.header], maxsplit=1)[0]
+        if word not in CONDITIONS or (
+            side is self.snippet and not all(child.marker for child in item.children)
+        ):
+            return None
+        return f"E{word}"
+
     def decorator_of(self, side: Side, item: Item) -> str | None:
         """An original item by the first line of its decorators (`@PostMapping("/{id}")`); a
         snippet's line that is just a decorator by itself. None for any other item."""
@@ -693,10 +713,13 @@ class Aligner:
         used = whole_word(name.group())
         return not any(used.search(line) for line in self.snippet.lines)
 
-    def edited_condition(self, s_item: Item, o_item: Item) -> bool:
+    def edited_condition(self, s_item: Item, o_item: Item, extended: bool = False) -> bool:
         """A condition much like the original's over the same first line: the condition was edited
-        (the same line under a different condition may be a new check)."""
+        (the same line under a different condition may be a new check). `extended`: or the
+        original's with more after it (`while a {` -> `while a && b {`)."""
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        if extended and s_header.startswith(o_header.rstrip("{: ")):
+            return True
         return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY
 
     @staticmethod

@@ -3148,3 +3148,33 @@ def test_a_signature_continued_on_a_second_line_leaves_the_body_depth_to_the_mar
     # the loop's code below the marker was no fragment of an elided block
     expected = original.replace("'Expecting value',", "'Expecting value for key %r' % key,")
     assert merged(original, snippet, language="python") == expected
+
+
+EVICT = (
+    "fn insert(&mut self, key: K, size: usize) {\n    let mut evicted = Vec::new();\n"
+    "    while self.used + size > self.capacity {\n        let old = self.order.pop_front().unwrap();\n"
+    "        evicted.push(old);\n    }\n    self.used += size;\n}\n"
+)
+
+
+def test_a_condition_extended_over_a_body_all_elided_edits_the_one_loop_there() -> None:
+    snippet = (
+        "fn insert(&mut self, key: K, size: usize) {\n    // ... existing code ...\n"
+        "    while self.used + size > self.capacity && !self.order.is_empty() {\n        // ... existing code ...\n"
+        "    }\n    // ... existing code ...\n}\n"
+    )
+    expected = EVICT.replace("self.capacity {", "self.capacity && !self.order.is_empty() {")
+    assert merged(EVICT, snippet, language="rust") == expected
+
+
+def test_a_condition_over_a_body_all_elided_with_two_loops_there_is_ambiguous() -> None:
+    original = EVICT.replace(
+        "    self.used += size;\n",
+        "    while self.used > self.high {\n        self.shrink();\n    }\n    self.used += size;\n",
+    )
+    snippet = (
+        "fn insert(&mut self, key: K, size: usize) {\n    // ... existing code ...\n"
+        "    while self.used + size > self.capacity && !self.order.is_empty() {\n        // ... existing code ...\n"
+        "    }\n    // ... existing code ...\n}\n"
+    )
+    assert ambiguous(original, snippet, language="rust").status == "ambiguous"
