@@ -449,7 +449,7 @@ class Aligner:
         """A block under a bare keyword (`try {`, `begin`) known by that alone, whose code shown
         inside (above its clauses) stands nowhere in the original's, but its first line elsewhere
         in the original: another block (a new `try` around other code)."""
-        if not s_item.children or not BARE_BLOCK.match(self.snippet.normalized[s_item.header]):
+        if not BARE_BLOCK.match(self.snippet.normalized[s_item.header]) or not s_item.children:
             return False
         shown = self.snippet.normalized
         code = [
@@ -613,12 +613,10 @@ class Aligner:
         """A condition's block (`while`) by its kind alone, for one shown edited over a body all
         elided (`while a && b {`, `// ...`, `}`): the one such block there is its original. None
         for any other item."""
-        if not item.children:
-            return None
         word = FIRST_WORD_END.split(side.normalized[item.header], maxsplit=1)[0]
-        if word not in CONDITIONS or (
-            side is self.snippet and not all(child.marker for child in item.children)
-        ):
+        if word not in CONDITIONS or not item.children:
+            return None
+        if side is self.snippet and not all(child.marker for child in item.children):
             return None
         return f"E{word}"
 

@@ -553,13 +553,19 @@ def deleted_yet_used(
         if isinstance(op, Copy):
             copied[op.start : op.end] = b"\x01" * (op.end - op.start)
     for item in tree:  # (a method's name is too often another object's: `this.users.get(id)`)
-        if any(copied[item.start : item.end]):
+        if copied.find(1, item.start, item.end) >= 0:
             continue
         header = normalize(source.lines[item.header])
         key = signature_key(header)
         name = DECLARED_NAME.search(key)
-        if not item.nested or name is None or key == header or not DECLARATION_KEY.match(key):
-            continue
+        if (
+            name is None
+            or key == header
+            or key in merged
+            or not DECLARATION_KEY.match(key)
+            or not item.nested
+        ):
+            continue  # (declared as it was: moved, or rewritten whole)
         word = whole_word(name.group())
         if not word.search(merged) or any(word.search(edit.lines[k]) for k in markers):
             continue
