@@ -11,7 +11,7 @@ step is unsure the result is "ambiguous".
 
 import re
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise, takewhile
@@ -500,7 +500,7 @@ def finish(
         return ambiguous(
             language, "head_left_unused", f"{unused!r} stays above the snippet, yet its last use is gone"
         )
-    used = deleted_yet_used(ops, source, edit, markers, tree, merged)
+    used = deleted_yet_used(plan, source, edit, markers, tree, merged)
     if used:
         return ambiguous(
             language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
@@ -543,18 +543,29 @@ DECLARATION_KEY = re.compile(r"^(?!(?:if|else|elif|for|while|switch|match|case|w
 
 
 def deleted_yet_used(
-    ops: list[Op], source: Source, edit: Source, markers: set[int], tree: list[Item], merged: str
+    plan: list[Span], source: Source, edit: Source, markers: set[int], tree: list[Item], merged: str
 ) -> str | None:
     """A top-level declaration the merge deletes (`def _fmt`), declared nowhere else in the merged
     file, whose name that file still uses: a snippet that shows the code around it closed up, not a
     deletion it meant (one that names it in a removal comment is)."""
-    copied = bytearray(len(source.lines))
-    for op in ops:
-        if isinstance(op, Copy):
-            copied[op.start : op.end] = b"\x01" * (op.end - op.start)
-    for item in tree:  # (a method's name is too often another object's: `this.users.get(id)`)
-        if copied.find(1, item.start, item.end) >= 0:
-            continue
+    copied = sorted((span.start, span.end) for span in plan if isinstance(span, CopySpan))
+    deleted: list[tuple[int, int]] = []  # the original's character ranges the plan copies not
+    at = 0
+    for start, end in copied:
+        if start > at:
+            deleted.append((at, start))
+        at = max(at, end)
+    deleted += [(at, len(source.raw))] if at < len(source.raw) else []
+    # (top-level items only: a method's name is too often another object's, `this.users.get(id)`)
+    gone = []
+    offsets = source.offsets
+    for lo, hi in deleted:
+        for item in islice(tree, bisect_left(tree, lo, key=lambda item: offsets[item.start]), None):
+            if offsets[item.start] >= hi:
+                break
+            if offsets[item.end] <= hi:
+                gone.append(item)
+    for item in gone:
         header = normalize(source.lines[item.header])
         key = signature_key(header)
         name = DECLARED_NAME.search(key)
