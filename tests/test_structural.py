@@ -2987,12 +2987,15 @@ CHECK_AGE = (
 )
 
 
+SKEW_CHECK = (  # the last `if` of the `if max_age` block, edited
+    "def check(self, value, max_age):\n    # ...\n        if age > max_age:\n"
+    "            raise Expired(f'age {age} > {max_age}', payload=value)\n"
+    "        if age < -SKEW:\n            raise Expired(f'age {age} < -{SKEW}', payload=value)\n"
+)
+
+
 def test_an_edited_last_block_above_a_less_indented_marker_edits_the_original() -> None:
-    snippet = (
-        "def check(self, value, max_age):\n    # ...\n        if age > max_age:\n"
-        "            raise Expired(f'age {age} > {max_age}', payload=value)\n"
-        "        if age < -SKEW:\n            raise Expired(f'age {age} < -{SKEW}', payload=value)\n    # ...\n"
-    )
+    snippet = SKEW_CHECK + "    # ...\n"
     expected = CHECK_AGE.replace("if age < 0:", "if age < -SKEW:").replace("< 0'", "< -{SKEW}'")
     # the marker elides what follows the `if max_age` block, so no marker is left standing for
     # the original `if age < 0`: the new block edits it (before: ambiguous, edit or insertion)
@@ -3000,12 +3003,7 @@ def test_an_edited_last_block_above_a_less_indented_marker_edits_the_original() 
 
 
 def test_an_edited_last_block_above_a_marker_as_deep_as_it_is_ambiguous() -> None:
-    snippet = (
-        "def check(self, value, max_age):\n    # ...\n        if age > max_age:\n"
-        "            raise Expired(f'age {age} > {max_age}', payload=value)\n"
-        "        if age < -SKEW:\n            raise Expired(f'age {age} < -{SKEW}', payload=value)\n"
-        "        # ...\n    return value\n"
-    )
+    snippet = SKEW_CHECK + "        # ...\n    return value\n"
     assert ambiguous(CHECK_AGE, snippet, language="python").reasons[0].code == "edit_or_insertion"
 
 
