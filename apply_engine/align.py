@@ -875,12 +875,15 @@ class Aligner:
         shown = [item for item in s_items if not item.marker]
         if not depths or not shown:
             return None
+
+        def inside(base: int) -> bool:  # (a closer ends the block a fragment stands in: `}` below rows)
+            return all(self.elided_inside(item, base) or self.closes(item) for item in shown)
+
         base = min(depths)
-        inside = lambda base: all(self.elided_inside(item, base) or self.closes(item) for item in shown)  # noqa: E731
         if not inside(base) and all(self.deeper(item, o_items[0], reindent) for item in s_items):
             base -= 1  # markers and code alike deeper than the block's items: all inside one of them
         if not inside(base):
-            return None  # (a closer ends the block a fragment stands in: `}` below a table's rows)
+            return None
         reasons = len(self.reasons)
         placed = self.gap(o_items, s_items, reindent, None, None, base)
         del self.reasons[reasons:]
