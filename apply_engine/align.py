@@ -489,37 +489,30 @@ class Aligner:
         for measure in (self.header_of, self.assigned_call_of) if shared else ():
             o_groups = self.group(o_items, shared, measure, self.original)
             self.pair_unique(pairs, o_groups, self.group(s_items, s_range, measure, self.snippet))
-        taken = {s for s, _ in pairs}
-        unpaired = [s for s in s_range if s not in taken]
-        s_groups = self.group(s_items, unpaired, self.condition_body_of, self.snippet)
-        if s_groups:  # a condition's block not paired yet
-            o_groups = self.group(o_items, o_range, self.condition_body_of, self.original)
-            self.pair_unique(
-                pairs, o_groups, s_groups, lambda s, o: self.edited_condition(s_items[s], o_items[o])
-            )
-        taken = {s for s, _ in pairs}
-        unpaired = [s for s in s_range if s not in taken]
-        s_groups = self.group(s_items, unpaired, self.elided_condition_of, self.snippet)
-        if s_groups:  # a condition edited over a body all elided
-            o_groups = self.group(o_items, o_range, self.elided_condition_of, self.original)
-            self.pair_unique(
-                pairs, o_groups, s_groups, lambda s, o: self.edited_condition(s_items[s], o_items[o], True)
-            )
-            unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
-        s_groups = self.group(s_items, unpaired, self.decorator_of, self.snippet)
-        if s_groups:  # a decorator shown alone, a marker for the rest of its item
-            o_groups = self.group(o_items, o_range, self.decorator_of, self.original)
-            self.pair_unique(pairs, o_groups, s_groups)
-            unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
+        unpaired = [s for s in s_range if s not in {paired for paired, _ in pairs}]
+
+        def edited(s: int, o: int) -> bool:
+            return self.edited_condition(s_items[s], o_items[o])
+
+        def extended(s: int, o: int) -> bool:
+            return self.edited_condition(s_items[s], o_items[o], extended=True)
 
         def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
             return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
 
-        for measure in (self.renamed_body_of, self.renamed_head_of):
+        # snippet items not paired yet, by weaker measures, each with what a pair must also hold
+        later: list[tuple[Callable[[Side, Item], str | None], Callable[[int, int], bool] | None]] = [
+            (self.condition_body_of, edited),  # a condition's block, its condition edited
+            (self.elided_condition_of, extended),  # the same over a body all elided
+            (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
+            (self.renamed_body_of, was_renamed),  # a declaration renamed?
+            (self.renamed_head_of, was_renamed),
+        ]
+        for measure, alike in later:
             s_groups = self.group(s_items, unpaired, measure, self.snippet)
-            if s_groups:  # a declaration not paired yet: renamed?
+            if s_groups:
                 o_groups = self.group(o_items, o_range, measure, self.original)
-                self.pair_unique(pairs, o_groups, s_groups, was_renamed)
+                self.pair_unique(pairs, o_groups, s_groups, alike)
                 unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
         return pairs
 
@@ -2184,19 +2177,11 @@ class Aligner:
         `# ... existing code ...`, then `except E:`): the original code there, wrapped."""
         wrappers = [
             k
-            for k, item in enumerate(new)
-            if has_marker(item)
-            and self.control_block(self.snippet, item)
-            and not self.original.where(self.snippet.normalized[item.header])
+            for k in self.eliding_control_blocks(new)
+            if not self.original.where(self.snippet.normalized[new[k].header])
         ]
-        if not o_gap or len(wrappers) != 1:
+        if not o_gap or len(wrappers) != 1 or self.edits_one_of(new[wrappers[0]], o_gap):
             return None
-        header = self.snippet.normalized[new[wrappers[0]].header]
-        if any(
-            similarity(header, self.original.normalized[item.header]) >= BLOCK_UNSURE_SIMILARITY
-            for item in o_gap
-        ):
-            return None  # an edit of that block, maybe
         return wrappers[0]
 
     def wraps_last(self, o_gap: list[Item], new: list[Item]) -> tuple[int, int] | None:
@@ -2205,23 +2190,30 @@ class Aligner:
         in the gap, not its first (the marker stands for those above), and much like none from
         there on. Returns where in `o_gap` the wrapped items start and the wrapper's index in
         `new`."""
-        wrappers = [
-            k for k, item in enumerate(new) if has_marker(item) and self.control_block(self.snippet, item)
-        ]
+        wrappers = self.eliding_control_blocks(new)
         if len(wrappers) != 1 or not new[wrappers[0]].children or new[wrappers[0]].children[0].marker:
             return None
         wrapper = new[wrappers[0]]
         first = self.snippet.normalized[wrapper.children[0].header]
         places = [at for at, item in enumerate(o_gap) if self.original.normalized[item.header] == first]
-        if len(places) != 1 or places[0] == 0:
+        if len(places) != 1 or places[0] == 0 or self.edits_one_of(wrapper, o_gap[places[0] :]):
             return None
-        header = self.snippet.normalized[wrapper.header]
-        if any(
-            similarity(header, self.original.normalized[item.header]) >= BLOCK_UNSURE_SIMILARITY
-            for item in o_gap[places[0] :]
-        ):
-            return None  # an edit of that block, maybe
         return places[0], wrappers[0]
+
+    def eliding_control_blocks(self, new: list[Item]) -> list[int]:
+        """The new control blocks (`if`, `try`, `with`) that elide code inside them."""
+        return [
+            k for k, item in enumerate(new) if has_marker(item) and self.control_block(self.snippet, item)
+        ]
+
+    def edits_one_of(self, s_item: Item, o_items: list[Item]) -> bool:
+        """Whether a new block's header is much like one of the original items' (an edit of it,
+        maybe, rather than a new block around them)."""
+        header = self.snippet.normalized[s_item.header]
+        return any(
+            similarity(header, self.original.normalized[item.header]) >= BLOCK_UNSURE_SIMILARITY
+            for item in o_items
+        )
 
     def wrap_elided(self, o_gap: list[Item], new: list[Item], k: int, reindent: Reindent) -> list[Op] | None:
         """`new[k]`'s body aligned with the original items it wraps, each copied one block deeper;
