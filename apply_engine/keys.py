@@ -65,6 +65,8 @@ SYMBOL_CALL = re.compile(r"^([a-z_]\w* :\w+[?!]?)(?=[,\s]|$)")
 HASH_ENTRY = re.compile(r"^(['\"][^'\"]+['\"]|:\w+)\s*=>")  # PHP's `'sku' => [...]`, Ruby's `:sku => 1`
 PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?:[;#].*)?$")  # `pkg==1.2`
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
+# C's `int ret, len, test;`: known by the first name it declares, so that one more name is an edit
+NAME_LIST = re.compile(r"^(?:[\w$]+\s+)+\**([\w$]+)(?:\s*,\s*\**[\w$]+)+\s*;$")
 CONTROL = frozenset(
     [
         "if",
@@ -163,7 +165,7 @@ def signature_key(line: str) -> str:
         if found:
             return found.group(1)
     if text.endswith(";"):
-        found = FIELD.match(text)
+        found = NAME_LIST.match(text) or FIELD.match(text)
         if found:
             return found.group(1)
     found = INCREMENT.match(text)

@@ -50,6 +50,7 @@ from apply_engine.structural_outline import (
     MARKDOWN_HEADING,
     PURE_CLOSER,
     Item,
+    case_columns,
     directive_columns,
     label_columns,
     markdown_columns,
@@ -259,7 +260,7 @@ def find_removals(
 
 def columns_of(lines: list[str], language: str, text: str | None = None) -> list[int]:
     """Each line's (virtual) indentation column; `text` holds all the lines."""
-    found = string_columns(lines, columns(lines, text), language)
+    found = case_columns(lines, string_columns(lines, columns(lines, text), language))
     if language == "markdown":
         return markdown_columns(lines, found)
     if language == "toml":

@@ -159,6 +159,28 @@ def label_columns(lines: list[str], columns: list[int]) -> list[int]:
     return virtual
 
 
+SWITCH = re.compile(r"^\s*(switch|select)\b.*\{\s*$")  # `switch self {`, Go's `select {`
+CASE_LABEL = re.compile(r"^\s*(case\b|default\s*:|@unknown\s+default\s*:)")
+
+
+def case_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """`case` labels written at their switch's column (the style of Go, Swift and some C) stand
+    one column deeper, and the comments among them too: so that the switch holds its cases as any
+    block holds its items."""
+    virtual = list(columns)
+    for k, line in enumerate(lines):
+        if columns[k] < 0 or not SWITCH.match(line):
+            continue
+        at = columns[k]
+        for j in range(k + 1, len(lines)):
+            if columns[j] < 0 or columns[j] > at:
+                continue
+            if columns[j] < at or not (CASE_LABEL.match(lines[j]) or COMMENT.match(lines[j].lstrip())):
+                break
+            virtual[j] = at + 1
+    return virtual
+
+
 DIRECTIVE = re.compile(r"^\s*#\s*[a-z]+\b")  # `#ifdef _WIN32`, `#endif`, `#pragma omp parallel`
 
 

@@ -3176,3 +3176,62 @@ def test_a_condition_over_a_body_all_elided_with_two_loops_there_is_ambiguous() 
         "    }\n    // ... existing code ...\n}\n"
     )
     assert ambiguous(original, snippet, language="rust").status == "ambiguous"
+
+
+STATUS_SWIFT = """enum Status {
+    case draft
+    case published
+
+    var title: String {
+        switch self {
+        case .draft:
+            return "Draft"
+        case .published:
+            return "Published"
+        }
+    }
+
+    var icon: String {
+        switch self {
+        case .draft:
+            return "pencil"
+        case .published:
+            return "globe"
+        }
+    }
+}
+"""
+
+
+def test_cases_written_at_their_switch_column_stay_inside_the_switch() -> None:
+    snippet = (
+        "enum Status {\n    case draft\n    case published\n    case archived\n\n    var title: String {\n"
+        "        switch self {\n        // ... existing cases ...\n        case .published:\n"
+        '            return "Published"\n        case .archived:\n            return "Archived"\n        }\n'
+        "    }\n\n    var icon: String {\n        switch self {\n        // ... existing cases ...\n"
+        '        case .published:\n            return "globe"\n        case .archived:\n'
+        '            return "archivebox"\n        }\n    }\n}\n'
+    )
+    expected = (
+        STATUS_SWIFT.replace("    case published\n", "    case published\n    case archived\n")
+        .replace('"Published"\n', '"Published"\n        case .archived:\n            return "Archived"\n')
+        .replace('"globe"\n', '"globe"\n        case .archived:\n            return "archivebox"\n')
+    )
+    # before: the switch held no cases, so the new one went after its closer
+    assert merged(STATUS_SWIFT, snippet, language="swift") == expected
+
+
+def test_one_more_name_in_a_c_declaration_list_edits_the_declaration() -> None:
+    original = (
+        "int main(int argc, char **argv)\n{\n    int ret, len, test;\n    char *outname;\n\n"
+        "    test = 0;\n    return ret;\n}\n"
+    )
+    snippet = (
+        "int main(int argc, char **argv)\n{\n    int ret, len, test, keep;\n    // ... existing code ...\n"
+        "    test = 0;\n    keep = 0;\n    return ret;\n}\n"
+    )
+    expected = original.replace("test;\n", "test, keep;\n").replace(
+        "test = 0;\n", "test = 0;\n    keep = 0;\n"
+    )
+    # before: keyed by its last name (`keep`), the line was new and `int ret, len, test;` stayed
+    assert merged(original, snippet, language="c") == expected
