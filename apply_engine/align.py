@@ -33,7 +33,15 @@ from difflib import SequenceMatcher
 from itertools import islice, pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading, levels
-from apply_engine.keys import CONTROL, FIRST_WORD_END, call_key, ends_with_name, normalize, signature_key
+from apply_engine.keys import (
+    CONTROL,
+    FIRST_WORD_END,
+    balanced,
+    call_key,
+    ends_with_name,
+    normalize,
+    signature_key,
+)
 from apply_engine.markers import elided_body
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
@@ -113,6 +121,9 @@ CLAUSE = re.compile(r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|cat
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
+# a condition's block by its first line: `if (a || b) {` -> `a || b`; `while a and b:` -> `a and b`
+CONDITION = re.compile(r"^(if|elif|while|unless|until)\b\s*(.*?)\s*(\{|:|then|do)?$")
+LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operands
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -249,6 +260,18 @@ def longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         chain.append(pairs[n])
         n = back[n]
     return chain[::-1]
+
+
+def condition_of(header: str) -> tuple[str, str] | None:
+    """A condition's block by its first line: `if (a || b) {` -> ("if", "a || b"); None for any
+    other line."""
+    found = CONDITION.match(header)
+    if found is None:
+        return None
+    word, condition = found.group(1), found.group(2)
+    if condition.startswith("(") and condition.endswith(")") and balanced(condition[1:-1]):
+        condition = condition[1:-1].strip()
+    return (word, condition) if condition and balanced(condition) else None
 
 
 def body(side: Side, item: Item) -> str:
@@ -497,6 +520,9 @@ class Aligner:
         def extended(s: int, o: int) -> bool:
             return self.edited_condition(s_items[s], o_items[o], extended=True)
 
+        def operands_added(s: int, o: int) -> bool:
+            return self.operands_added(s_items[s], o_items[o])
+
         def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
             return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
 
@@ -504,6 +530,7 @@ class Aligner:
         later: list[tuple[Callable[[Side, Item], str | None], Callable[[int, int], bool] | None]] = [
             (self.condition_body_of, edited),  # a condition's block, its condition edited
             (self.elided_condition_of, extended),  # the same over a body all elided
+            (self.first_operand_of, operands_added),  # a condition with an operand more or less
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
             (self.renamed_head_of, was_renamed),
@@ -612,6 +639,30 @@ class Aligner:
         if side is self.snippet and not all(child.marker for child in item.children):
             return None
         return f"E{word}"
+
+    @staticmethod
+    def first_operand_of(side: Side, item: Item) -> str | None:
+        """A condition's block by its kind and the first operand of its condition (`key ===
+        '__proto__'` in `if (key === '__proto__' || key === 'constructor') {`), for one shown with
+        an operand more or less over the same body, a body too short to tell it by; None for any
+        other item."""
+        found = condition_of(side.normalized[item.header]) if item.children else None
+        if found is None:
+            return None
+        word, condition = found
+        first = LOGICAL.split(condition, maxsplit=1)[0]
+        return f"O{word} {first}" if balanced(first) else None
+
+    def operands_added(self, s_item: Item, o_item: Item) -> bool:
+        """The same body under a condition that is the original's with operands more after it, or
+        the other way round (`a` and `a || b`)."""
+        s_found = condition_of(self.snippet.normalized[s_item.header])
+        o_found = condition_of(self.original.normalized[o_item.header])
+        assert s_found is not None and o_found is not None
+        if body(self.snippet, s_item) != body(self.original, o_item):
+            return False
+        longer, shorter = sorted((s_found[1], o_found[1]), key=len, reverse=True)
+        return longer.startswith(shorter) and LOGICAL.match(longer, len(shorter)) is not None
 
     def decorator_of(self, side: Side, item: Item) -> str | None:
         """An original item by the first line of its decorators (`@PostMapping("/{id}")`); a
@@ -1686,8 +1737,17 @@ class Aligner:
         shown = [item for item in s_items if not item.marker]
         wanted = [(self.snippet.key(item), self.snippet.text(item)) for item in shown]
         first_lines = {text.partition("\n")[0] for _, text in wanted}  # a text starts with its first line
+        # blocks whose condition was edited, known by their first lines inside or by the same body
+        # under an operand more or less
+        measures = (
+            (self.condition_body_of, self.edited_condition),
+            (self.first_operand_of, self.operands_added),
+        )
         conditions = [
-            (item, body) for item in shown if (body := self.condition_body_of(self.snippet, item)) is not None
+            (item, measure, value, alike)
+            for item in shown
+            for measure, alike in measures
+            if (value := measure(self.snippet, item)) is not None
         ]
         original = self.original
         best: list[Item] = []
@@ -1709,12 +1769,18 @@ class Aligner:
             }
             score = sum(key in keys or text in texts for key, text in wanted)  # snippet items, each once
             exact[item.header] = sum(text in texts for _, text in wanted)
-            if conditions:  # and blocks whose condition was edited
-                bodies = {self.condition_body_of(original, child): child for child in item.children}
-                score += sum(
-                    body in bodies and self.edited_condition(s_item, bodies[body])
-                    for s_item, body in conditions
-                )
+            if conditions:
+                known = {
+                    (measure, measure(original, child)): child
+                    for measure, _ in measures
+                    for child in item.children
+                }
+                edited = {
+                    s_item.header
+                    for s_item, measure, value, alike in conditions
+                    if (child := known.get((measure, value))) is not None and alike(s_item, child)
+                }
+                score += len(edited)
             if score > best_score:
                 best, best_score = [item], score
             elif score == best_score and score:
@@ -2378,6 +2444,15 @@ class Aligner:
         s_body, o_body = s_item.children, o_item.children
         if (s_close is None) != (o_close is None):  # a signature over several lines on one side only
             header, s_body, o_body = self.signature(o_item, s_item, o_close, s_close, reindent)
+        inserted = self.clause_inserted(o_item, s_item)
+        if inserted is not None:  # the original's clause, shown nested in new ones above it
+            new, shown = inserted
+            inner = self.level(o_body[:-1], s_body[:-1], reindent, False)
+            clause = self.pair(o_body[-1], shown, True, open_end, tail_elided)
+            if inner is None or clause is None:
+                return None
+            above = Insert(new.lead, shown.lead, reindent)  # the new clauses, down to the original's
+            return [*head, header, *inner, above, *clause, *self.tail(o_item, s_item, reindent)]
         chain = self.clauses(self.original, o_item) if chain_elided else []
         if chain and not self.clauses(self.snippet, s_item) and len(chain) < len(o_body):
             inner = self.level(o_body[: -len(chain)], s_body, reindent, False, open_end, tail_elided)
@@ -2399,6 +2474,23 @@ class Aligner:
             return False
         self.fail("unanchored_insertion", "lines shown inside the item follow it in the original", s_item)
         return True
+
+    def clause_inserted(self, o_item: Item, s_item: Item) -> tuple[Item, Item] | None:
+        """New clauses shown above the clause the original has next (`} else if len(out) == 0 {`
+        above `} else if s := string(out); s != label {`): as each clause nests the next, the
+        original's is nested in the new ones. (The first new clause, the original's as shown.)"""
+        o_chain, s_chain = self.clauses(self.original, o_item), self.clauses(self.snippet, s_item)
+        if len(o_chain) != 1 or len(s_chain) != 1 or o_chain[0] is not o_item.children[-1]:
+            return None
+        line = self.original.normalized[o_chain[0].header]
+        if self.snippet.normalized[s_chain[0].header] == line:
+            return None
+        clause = s_chain[0]
+        while nested := self.clauses(self.snippet, clause):
+            clause = nested[0]
+            if self.snippet.normalized[clause.header] == line:
+                return s_chain[0], clause
+        return None
 
     @staticmethod
     def clauses(side: Side, item: Item) -> list[Item]:

@@ -3235,3 +3235,72 @@ def test_one_more_name_in_a_c_declaration_list_edits_the_declaration() -> None:
     )
     # before: keyed by its last name (`keep`), the line was new and `int ret, len, test;` stayed
     assert merged(original, snippet, language="c") == expected
+
+
+POLL_GO = """func poll(p *Proxy) {
+	for {
+		time.Sleep(p.interval)
+		if out, err := p.label(); err != nil {
+			log.Printf("error polling: %v", err)
+		} else if s := string(out); p.label != s {
+			log.Printf("updated: %q", s)
+			p.Close()
+			break
+		}
+	}
+}
+"""
+
+
+def test_a_new_clause_above_the_original_one_shown_with_a_marker_goes_into_the_chain() -> None:
+    snippet = (
+        "func poll(p *Proxy) {\n\tfor {\n\t\t// ... existing code ...\n\t\tif out, err := p.label(); err != nil {\n"
+        '\t\t\tlog.Printf("error polling: %v", err)\n\t\t} else if len(out) == 0 {\n'
+        '\t\t\tlog.Printf("empty label")\n\t\t} else if s := string(out); p.label != s {\n'
+        "\t\t\t// ... existing code ...\n\t\t}\n\t}\n}\n"
+    )
+    expected = POLL_GO.replace(
+        "\t\t} else if s", '\t\t} else if len(out) == 0 {\n\t\t\tlog.Printf("empty label")\n\t\t} else if s'
+    )
+    # before: the new clause held the original's, marker and all, and was written out whole
+    assert merged(POLL_GO, snippet, language="go") == expected
+
+
+DECODE_JS = """const decode = (lines) => {
+  const out = {}
+  for (const line of lines) {
+    if (!line) {
+      continue
+    }
+    const [key, value] = line.split('=')
+    if (key === '__proto__') {
+      continue
+    }
+    out[key] = value
+  }
+  return out
+}
+"""
+
+
+def test_a_condition_with_an_operand_more_over_a_short_body_edits_its_block() -> None:
+    snippet = (
+        "const decode = (lines) => {\n  // ... existing code ...\n"
+        "    if (key === '__proto__' || key === 'constructor') {\n      continue\n    }\n"
+        "  // ... existing code ...\n}\n"
+    )
+    expected = DECODE_JS.replace("'__proto__') {", "'__proto__' || key === 'constructor') {")
+    # before: `continue` is too short to tell the block by, so the line had no anchor
+    assert merged(DECODE_JS, snippet, language="javascript") == expected
+
+
+def test_a_condition_with_an_operand_more_where_two_blocks_have_it_is_ambiguous() -> None:
+    original = DECODE_JS.replace(
+        "    out[key] = value\n", "    if (key === '__proto__') {\n      continue\n    }\n"
+    )
+    snippet = (
+        "const decode = (lines) => {\n  // ... existing code ...\n"
+        "    if (key === '__proto__' || key === 'constructor') {\n      continue\n    }\n"
+        "  // ... existing code ...\n}\n"
+    )
+    assert ambiguous(original, snippet, language="javascript").status == "ambiguous"
