@@ -274,6 +274,15 @@ def condition_of(header: str) -> tuple[str, str] | None:
     return (word, condition) if condition and balanced(condition) else None
 
 
+def operand_more(header: str, other: str) -> bool:
+    """One condition is the other's with operands more after it (`if (a) {`, `if (a || b) {`)."""
+    found, other_found = condition_of(header), condition_of(other)
+    if found is None or other_found is None or found[0] != other_found[0]:
+        return False
+    longer, shorter = sorted((found[1], other_found[1]), key=len, reverse=True)
+    return longer.startswith(shorter) and LOGICAL.match(longer, len(shorter)) is not None
+
+
 def body(side: Side, item: Item) -> str:
     """An item's lines below its header, whitespace-normalised."""
     return "\n".join(filter(None, side.normalized[item.header + 1 : item.end]))
@@ -654,15 +663,9 @@ class Aligner:
         return f"O{word} {first}" if balanced(first) else None
 
     def operands_added(self, s_item: Item, o_item: Item) -> bool:
-        """The same body under a condition that is the original's with operands more after it, or
-        the other way round (`a` and `a || b`)."""
-        s_found = condition_of(self.snippet.normalized[s_item.header])
-        o_found = condition_of(self.original.normalized[o_item.header])
-        assert s_found is not None and o_found is not None
-        if body(self.snippet, s_item) != body(self.original, o_item):
-            return False
-        longer, shorter = sorted((s_found[1], o_found[1]), key=len, reverse=True)
-        return longer.startswith(shorter) and LOGICAL.match(longer, len(shorter)) is not None
+        """The same body under a condition with an operand more or less."""
+        s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        return body(self.snippet, s_item) == body(self.original, o_item) and operand_more(s_header, o_header)
 
     def decorator_of(self, side: Side, item: Item) -> str | None:
         """An original item by the first line of its decorators (`@PostMapping("/{id}")`); a
@@ -756,13 +759,14 @@ class Aligner:
         return not any(used.search(line) for line in self.snippet.lines)
 
     def edited_condition(self, s_item: Item, o_item: Item, extended: bool = False) -> bool:
-        """A condition much like the original's over the same first line: the condition was edited
-        (the same line under a different condition may be a new check). `extended`: or the
-        original's with more after it (`while a {` -> `while a && b {`)."""
+        """A condition much like the original's, or with an operand more or less, over the same
+        first line: the condition was edited (the same line under a different condition may be a
+        new check). `extended`: or the original's with more after it (`while a {` -> `while a &&
+        b {`)."""
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         if extended and s_header.startswith(o_header.rstrip("{: ")):
             return True
-        return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY
+        return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY or operand_more(s_header, o_header)
 
     @staticmethod
     def snippet_text_of(side: Side, item: Item) -> str:

@@ -613,10 +613,11 @@ def test_an_augmented_assignment_shown_changed_is_an_edit() -> None:
 @pytest.mark.parametrize(
     ("original", "snippet", "language"),
     [
-        (  # a changed `if` a little too unlike the original to be sure it is its edit
+        (  # a changed `if` a little too unlike the original to be sure it is its edit (an operand
+            # put before the original condition, not after it)
             "def load(lines):\n    for line in lines:\n        if not line.strip():\n            continue\n"
             "        yield line\n",
-            "def load(lines):\n    for line in lines:\n        if not line.strip() or line.startswith('#'):\n"
+            "def load(lines):\n    for line in lines:\n        if line.startswith('#') or not line.strip():\n"
             "            continue\n        # ... existing code ...\n",
             "python",
         ),
@@ -648,6 +649,16 @@ def test_new_code_as_alike_to_the_elided_code_next_to_it_as_an_edit_would_be_is_
 ) -> None:
     result = ambiguous(original, snippet, language=language)
     assert result.reasons[0].code == "edit_or_insertion"
+
+
+def test_an_if_shown_with_an_operand_after_its_condition_over_the_same_body_is_an_edit() -> None:
+    original = "def load(lines):\n    for line in lines:\n        if not line.strip():\n            continue\n        yield line\n"
+    snippet = (
+        "def load(lines):\n    for line in lines:\n        if not line.strip() or line.startswith('#'):\n"
+        "            continue\n        # ... existing code ...\n"
+    )
+    expected = original.replace("strip():", "strip() or line.startswith('#'):")
+    assert merged(original, snippet, language="python") == expected
 
 
 def test_a_method_after_a_marker_below_the_imports_is_not_appended_to_the_last_function() -> None:
@@ -3304,3 +3315,18 @@ def test_a_condition_with_an_operand_more_where_two_blocks_have_it_is_ambiguous(
         "  // ... existing code ...\n}\n"
     )
     assert ambiguous(original, snippet, language="javascript").status == "ambiguous"
+
+
+def test_a_loop_shown_with_an_operand_more_above_its_first_line_and_a_marker_edits_the_loop() -> None:
+    original = (
+        "async function fetchAll(client, opts) {\n  const issues = [];\n  let page = 1;\n"
+        "  while (page <= opts.pages) {\n    const response = await client.list({ page });\n"
+        "    issues.push(...response.data);\n    page += 1;\n  }\n  return issues;\n}\n"
+    )
+    snippet = (
+        "  // ... existing code ...\n  while (page <= opts.pages && issues.length < opts.limit) {\n"
+        "    const response = await client.list({ page });\n  // ... existing code ...\n"
+    )
+    expected = original.replace("opts.pages) {", "opts.pages && issues.length < opts.limit) {")
+    # before: the header too unlike the original's, the loop was new and the original one stayed
+    assert merged(original, snippet, language="javascript") == expected
