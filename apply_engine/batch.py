@@ -254,11 +254,11 @@ def read_current(target: Path) -> TextFile | None:
 
 def is_complete(snippet: str, path: str, language: str | None) -> bool:
     """True when no line of the snippet elides code, so it can stand as a whole new file."""
-    from apply_engine.languages import detect_language, has_block_comments, line_comment_prefixes
+    from apply_engine.languages import detect_language, marker_comments
     from apply_engine.markers import has_inline_marker, is_marker, is_removal
 
     lang = detect_language(snippet, language=language, path=path)
-    comments, blocks = line_comment_prefixes(lang), has_block_comments(lang)
+    comments, blocks = marker_comments(lang)
     return not any(
         is_marker(line, comments, blocks) or is_removal(line, comments, blocks) or has_inline_marker(line)
         for line in snippet.splitlines()

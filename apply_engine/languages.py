@@ -150,6 +150,14 @@ def has_block_comments(language: str) -> bool:
     return language not in NO_BLOCK_COMMENTS
 
 
+def marker_comments(language: str) -> tuple[tuple[str, ...], bool]:
+    """The comments a marker may be written in: the file's own, and in HTML those of the script
+    and style inside it (`// ... existing code ...` in a `<script>`)."""
+    if language == "html":
+        return ("//",), True
+    return line_comment_prefixes(language), has_block_comments(language)
+
+
 def get_parser(language: str) -> Parser | None:
     """This thread's parser for `language` (tree-sitter parsers are not thread-safe)."""
     grammar = GRAMMARS.get(language)

@@ -40,6 +40,7 @@ from apply_engine.languages import (
     has_block_comments,
     has_parse_errors,
     line_comment_prefixes,
+    marker_comments,
 )
 from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
@@ -206,7 +207,7 @@ def find_markers(
     """Snippet lines that stand for elided code. A marker-shaped line is content when the original
     (`original_lines`, joined in `original_text`) has it at that place: next to the same
     neighbouring line as in the snippet."""
-    comments, block = line_comment_prefixes(language), has_block_comments(language)
+    comments, block = marker_comments(language)
     candidates = {k for k, line in enumerate(snippet_lines) if is_marker(line, comments, block)}
     if not candidates:
         return candidates
@@ -334,9 +335,12 @@ def plan_lines(
         prose=language == "markdown",
     )
     attempts = [at_top, inside_container]
-    shown = [s_columns[item.header] for item in s_tree if not item.marker]
-    if shown and shown[0] > max(o_columns[item.header] for item in o_tree):
+    shown = [k for k, item in enumerate(s_tree) if not item.marker]
+    if shown and s_columns[s_tree[shown[0]].header] > max(o_columns[item.header] for item in o_tree):
         attempts = [fragment_then_top, tail_then_code, inside_container, at_top]
+    # runs of code between markers less indented than they: found in several blocks, each may be
+    # in its own
+    apart = bool(shown) and any(item.marker for item in s_tree[shown[0] : shown[-1]])
     deferred: list[Reason] = []
     for attempt in attempts:
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
@@ -344,8 +348,13 @@ def plan_lines(
             ops = aligner.moved(ops)
         if ops is not None:
             return ops, []
-        if aligner.reasons and attempt is fragment_then_top:
-            # a tail that steps out through the closers may read it (`} catch {`, `});`, a route)
+        codes = {reason.code for reason in aligner.reasons}
+        if codes and (
+            attempt is fragment_then_top
+            or (attempt is inside_container and apart and codes == {"several_candidates"})
+        ):
+            # a tail that steps out through the closers may read it (`} catch {`, `});`, a route),
+            # and runs apart may each be in their own block, aligned from the top
             deferred, aligner.reasons, aligner.crossed = aligner.reasons, [], []
         elif aligner.reasons or deferred:
             return None, deferred or aligner.reasons

@@ -3330,3 +3330,58 @@ def test_a_loop_shown_with_an_operand_more_above_its_first_line_and_a_marker_edi
     expected = original.replace("opts.pages) {", "opts.pages && issues.length < opts.limit) {")
     # before: the header too unlike the original's, the loop was new and the original one stayed
     assert merged(original, snippet, language="javascript") == expected
+
+
+PAGE_HTML = """<!DOCTYPE html>
+<html>
+<head>
+  <style>
+    body { margin: 0; }
+    .muted { color: #666; }
+  </style>
+</head>
+<body>
+  <p id="summary" class="muted"></p>
+  <script>
+    const summary = document.getElementById('summary');
+    const money = new Intl.NumberFormat('en-US');
+
+    function show(total) {
+      summary.textContent = money.format(total);
+    }
+  </script>
+</body>
+</html>
+"""
+
+
+def test_markers_in_the_comments_of_an_html_files_script_and_style_elide_code() -> None:
+    snippet = (
+        "<!-- ... existing markup ... -->\n  <style>\n    /* ... existing rules ... */\n"
+        "    .error { color: #c00; }\n  </style>\n<!-- ... existing markup ... -->\n  <script>\n"
+        "    // ... existing code ...\n    function show(total) {\n"
+        "      summary.textContent = 'Total: ' + money.format(total);\n    }\n  </script>\n"
+        "<!-- ... existing markup ... -->\n"
+    )
+    expected = PAGE_HTML.replace(
+        "    .muted { color: #666; }\n", "    .muted { color: #666; }\n    .error { color: #c00; }\n"
+    ).replace("= money.format(total)", "= 'Total: ' + money.format(total)")
+    # before: `//` and `/* */` were no comments of an HTML file, so the markers were new lines
+    assert merged(PAGE_HTML, snippet, language="html") == expected
+
+
+def test_runs_of_code_between_top_level_markers_each_go_in_their_own_class() -> None:
+    original = (
+        "class Reader:\n    def __init__(self, conn):\n        self.conn = conn\n\n    def read(self, n):\n"
+        "        return self.conn.recv(n)\n\n\nclass Writer:\n    def __init__(self, conn):\n"
+        "        self.conn = conn\n\n    def write(self, data):\n        self.conn.sendall(data)\n"
+    )
+    snippet = (
+        "# ... existing code ...\n    def read(self, n):\n        return self.conn.recv(n) or b''\n"
+        "# ... existing code ...\n    def write(self, data):\n        if data:\n            self.conn.sendall(data)\n"
+    )
+    expected = original.replace("recv(n)\n", "recv(n) or b''\n").replace(
+        "        self.conn.sendall(data)\n", "        if data:\n            self.conn.sendall(data)\n"
+    )
+    # before: two classes held the snippet's code, so it was ambiguous, though each run fits one
+    assert merged(original, snippet, language="python") == expected
