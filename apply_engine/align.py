@@ -117,12 +117,16 @@ CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "unti
 CONDITIONS_START = tuple(CONDITIONS)
 STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one line
 DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
+MIN_DISTINCT_WORD = 4  # letters of the part where two quoted values differ, to be a word of its own
 CLAUSE = re.compile(r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|catch)\b")  # continues a block
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 MIN_CONDITION_BODY = 16
 # a condition's block by its first line: `if (a || b) {` -> `a || b`; `while a and b:` -> `a and b`
 CONDITION = re.compile(r"^(if|elif|while|unless|until)\b\s*(.*?)\s*(\{|:|then|do)?$")
+CONDITION_WORDS = frozenset(
+    {"self", "this", "not", "and", "or", "is", "in", "None", "null", "nil", "true", "false"}
+)
 LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operands
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
@@ -326,11 +330,40 @@ def tests_another_value(line: str, other: str) -> bool:
     if len(values) != len(other_values) or STRING.sub('""', line) != STRING.sub('""', other):
         return False
     changed = [(a, b) for a, b in zip(values, other_values, strict=True) if a != b]
-    return bool(changed) and all(similarity(a[1:-1], b[1:-1]) < DISTINCT_VALUE_SIMILARITY for a, b in changed)
+    return bool(changed) and all(distinct_values(a[1:-1], b[1:-1]) for a, b in changed)
+
+
+def distinct_values(value: str, other: str) -> bool:
+    """Words unlike each other, or unlike where they differ, each there a word of its own
+    (`SERVER_REQUEST_TIMEOUT_SECS`, `SERVER_SHUTDOWN_GRACE_SECS`; not `actve`, `active`)."""
+    if similarity(value, other) < DISTINCT_VALUE_SIMILARITY:
+        return True
+    head = shared_head(value, other)
+    tail = shared_head(value[head:][::-1], other[head:][::-1])
+    middle, other_middle = value[head : len(value) - tail], other[head : len(other) - tail]
+    return (
+        min(letters(middle), letters(other_middle)) >= MIN_DISTINCT_WORD
+        and similarity(middle, other_middle) < DISTINCT_VALUE_SIMILARITY
+    )
+
+
+def tests_other_names(line: str, other: str) -> bool:
+    """Two conditions on no name in common (`self.timeout.is_zero()`, `self.max_bytes < 1024`):
+    two checks, not one edited."""
+    found, other_found = condition_of(line), condition_of(other)
+    if found is None or other_found is None:
+        return False
+    names, other_names = ({*NAME.findall(text)} - CONDITION_WORDS for _, text in (found, other_found))
+    return bool(names) and bool(other_names) and not names & other_names
 
 
 def similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def shared_head(a: str, b: str) -> int:
+    """How many characters `a` and `b` start with alike."""
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def letters(text: str) -> int:
@@ -1569,8 +1602,11 @@ class Aligner:
             if item.marker:
                 if closers and not all(item.marker for item in s_items[k:]):
                     return None
-                code += s_items[k:]
-                break
+                if all(item.marker for item in s_items[k:]) or self.depth(item) < self.depth(code[0]):
+                    code += s_items[k:]
+                    break
+                code.append(item)  # the rest of its block elided, or code between
+                continue
             # a clause continues the block around the code above it (`} catch (err) {`)
             if self.depth(item) >= self.depth(code[0]) or CLAUSE.match(self.snippet.normalized[item.header]):
                 if closers:
@@ -1589,7 +1625,9 @@ class Aligner:
         be the original's."""
         code, _ = runs[0]
         reindent = self.mapping(code[0], chain[-1])
-        if not self.ends(code, chain[-2].children[-1]) or not self.continues(code, chain[-2], reindent):
+        if not (code[-1].marker or self.ends(code, chain[-2].children[-1])) or not self.continues(
+            code, chain[-2], reindent
+        ):
             return None  # code less indented follows lines that do not end their block
         inner = len(chain) - 2  # the innermost block still open
         blocks = []
@@ -1604,7 +1642,8 @@ class Aligner:
             for k in range(inner, -1, -1):
                 closed = chain[k : inner + 1]
                 ends = [self.original.normalized[item.end - 1] for item in closed[::-1] if item.closer]
-                if ends != shown:
+                # (a marker ending the run above elides the rest of its blocks, closers and all)
+                if ends[len(ends) - len(shown) :] != shown if above[-1].marker else ends != shown:
                     continue
                 if closers:  # the code stands as deep as the last closer, which closes that block
                     placed = self.depth(code[0]) == self.depth(closers[-1])
@@ -1615,7 +1654,8 @@ class Aligner:
             if len(fits) != 1:
                 return None
             k = fits[0]
-            if code is not runs[-1][0]:  # it steps out again: it must end its block (or be new)
+            if code is not runs[-1][0] and not code[-1].marker:  # it steps out again: it must end
+                # its block (or be new)
                 last = chain[k - 1].children[-1] if k else None
                 if last is None or (last is not chain[k] and not self.ends(code, last)):
                     return None
@@ -1666,15 +1706,18 @@ class Aligner:
             return None
         inner = len(chain) - 2
         dropped: list[Item] = []  # the original's lines between one run and the next
-        for k, (code, _) in zip(blocks, runs[1:], strict=True):
+        for k, (above, _), (code, _) in zip(blocks, runs, runs[1:], strict=False):
             closed = chain[k : inner + 1]
-            for parent, child in pairwise(closed):
-                dropped += parent.children[parent.children.index(child) + 1 :]
-            ops += [
-                Copy(item.children[-1].end, item.end)
-                for item in closed[::-1]
-                if item.children[-1].end < item.end
-            ]
+            if above[-1].marker:  # the rest of the blocks it closes elided
+                ops.append(Copy(closed[-1].children[-1].end, closed[0].end))
+            else:
+                for parent, child in pairwise(closed):
+                    dropped += parent.children[parent.children.index(child) + 1 :]
+                ops += [
+                    Copy(item.children[-1].end, item.end)
+                    for item in closed[::-1]
+                    if item.children[-1].end < item.end
+                ]
             siblings = chain[k - 1].children if k else o_items
             after = siblings[siblings.index(chain[k]) + 1 :]
             # the last run leaves the rest of its block open, unless it shows the block's closer
@@ -2053,12 +2096,24 @@ class Aligner:
         if not s_item.children:
             return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
         # `if (req.method === 'PUT')` beside `=== 'GET'`: another branch as much as an edit
-        other_value = s_word[0] in CONDITIONS and tests_another_value(s_header, o_header)
+        other_value = s_word[0] in CONDITIONS and (
+            tests_another_value(s_header, o_header) or tests_other_names(s_header, o_header)
+        )
         if alike >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
-            return None if other_value else True
+            if not other_value:
+                return True
+            # `cfg.timeout = ...` under `"TIMEOUT"` where `cfg.grace = ...` stands under `"GRACE"`
+            return False if self.other_keys_inside(s_item, o_item) else None
         if other_value:
             return False  # and its body differs too: another branch, as a `case` with another label
         return None if alike >= BLOCK_UNSURE_SIMILARITY else False
+
+    def other_keys_inside(self, s_item: Item, o_item: Item) -> bool:
+        """Blocks shown whole whose lines inside have other keys."""
+        if has_marker(s_item):
+            return False
+        keys = [self.snippet.key(child) for child in s_item.children]
+        return keys != [self.original.key(child) for child in o_item.children]
 
     def same_arguments(self, key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
         """One statement calling a like-named function on much the same arguments (names among

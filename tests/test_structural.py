@@ -2848,10 +2848,18 @@ def test_a_new_branch_testing_another_value_of_the_elided_one_is_added_beside_it
     )
 
 
-def test_a_branch_testing_another_value_with_the_elided_ones_body_is_ambiguous() -> None:
-    # GET's branch with its value edited, or PUT's new one written after GET's pattern? (This
-    # deleted the GET branch.)
+def test_a_branch_testing_another_value_with_other_lines_inside_is_added_beside_it() -> None:
+    # written after GET's pattern, but on other names: PUT's new branch (this once deleted GET's)
     put = "  if (req.method === 'PUT') {\n    const row = await db.update(id, req.body);\n    return res.json(row);\n  }\n\n"
+    snippet = f"  // ... GET handler unchanged ...\n\n{put}{DELETE_BRANCH}}}\n"
+    assert merged(HANDLER, snippet, language="javascript") == HANDLER.replace(
+        DELETE_BRANCH, put + DELETE_BRANCH
+    )
+
+
+def test_a_branch_testing_another_value_with_the_elided_ones_body_is_ambiguous() -> None:
+    # GET's branch with its value edited, or a new one setting the same names as GET's?
+    put = GET_BRANCH.replace("'GET'", "'PUT'").replace("db.list(id)", "db.find(id)")
     snippet = f"  // ... GET handler unchanged ...\n\n{put}{DELETE_BRANCH}}}\n"
     assert ambiguous(HANDLER, snippet, language="javascript").reasons[0].code == "edit_or_insertion"
 
@@ -3385,3 +3393,70 @@ def test_runs_of_code_between_top_level_markers_each_go_in_their_own_class() -> 
     )
     # before: two classes held the snippet's code, so it was ambiguous, though each run fits one
     assert merged(original, snippet, language="python") == expected
+
+
+CONFIG_PY = """class Config:
+    def load(self):
+        self.a = 1
+        self.b = 2
+        self.c = 3
+        return self
+
+    def check(self):
+        if self.a < 0:
+            raise ValueError("a")
+        return True
+"""
+
+
+def test_lines_deep_in_a_method_then_a_marker_then_the_next_method_step_out_of_the_first() -> None:
+    snippet = (
+        "# ... existing code ...\n        self.b = 2\n        self.d = 4\n        # ... existing code ...\n\n"
+        "    def check(self):\n        # ... existing checks ...\n        return bool(self)\n"
+    )
+    expected = CONFIG_PY.replace("self.b = 2\n", "self.b = 2\n        self.d = 4\n").replace(
+        "return True", "return bool(self)"
+    )
+    # before: a run of code had to end its block to step out of it; a marker could not end it
+    assert merged(CONFIG_PY, snippet, language="python") == expected
+
+
+def test_a_new_check_on_other_names_than_the_elided_one_above_it_is_added() -> None:
+    snippet = (
+        "    def check(self):\n        # ... existing checks ...\n        if self.d < 0:\n"
+        '            raise ValueError("d")\n        return True\n'
+    )
+    expected = CONFIG_PY.replace(
+        '"a")\n', '"a")\n        if self.d < 0:\n            raise ValueError("d")\n'
+    )
+    # before: as alike as an edit of `if self.a < 0:`, it was ambiguous
+    assert merged(CONFIG_PY, snippet, language="python") == expected
+
+
+FROM_ENV_RS = """fn from_env() -> Result<Config, Error> {
+    let mut cfg = Config::default();
+    if let Some(n) = parse_var::<usize>("SERVER_MAX_BODY_BYTES")? {
+        cfg.max_body_bytes = n;
+    }
+    if let Some(secs) = parse_var::<u64>("SERVER_SHUTDOWN_GRACE_SECS")? {
+        cfg.shutdown_grace = Duration::from_secs(secs);
+    }
+    Ok(cfg)
+}
+"""
+
+
+def test_a_block_under_another_quoted_name_setting_another_field_is_new() -> None:
+    snippet = (
+        "fn from_env() -> Result<Config, Error> {\n    // ... existing code ...\n"
+        '    if let Some(n) = parse_var::<usize>("SERVER_MAX_BODY_BYTES")? {\n        cfg.max_body_bytes = n;\n'
+        '    }\n    if let Some(secs) = parse_var::<u64>("SERVER_REQUEST_TIMEOUT_SECS")? {\n'
+        "        cfg.request_timeout = Duration::from_secs(secs);\n    }\n    // ... existing code ...\n}\n"
+    )
+    new = (
+        '    if let Some(secs) = parse_var::<u64>("SERVER_REQUEST_TIMEOUT_SECS")? {\n'
+        "        cfg.request_timeout = Duration::from_secs(secs);\n    }\n"
+    )
+    expected = FROM_ENV_RS.replace("    if let Some(secs)", new + "    if let Some(secs)")
+    # before: read as an edit of the SHUTDOWN_GRACE block, which it replaced
+    assert merged(FROM_ENV_RS, snippet, language="rust") == expected
