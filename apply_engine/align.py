@@ -136,6 +136,7 @@ SIGNATURE_CLOSE = re.compile(r"^[}\]]?[^(){}\[\]]*\)")  # `) -> Order:`, `}: Pro
 SIGNATURE_SPACE = re.compile(r"\s+|,(?=\))")  # what a signature's line breaks add: `(\n a,\n)` is `(a)`
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
+BARE_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)>$")  # `<td>`, `<li>`: an element known by its tag alone
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 IMPORT_LINE = re.compile(
     r"^\s*(import\b|from\s+[\w.]+\s+import\b|use\s+[\w:]+|using\s+[\w.=\s]+;|#\s*include\b|"
@@ -486,7 +487,11 @@ class Aligner:
 
         def stands(s: int, o: int) -> bool:
             s_item, o_item = s_items[s], o_items[o]
-            return not self.other_bare_block(s_item, o_item) and (fits is None or fits(s_item, o_item))
+            return (
+                not self.other_bare_block(s_item, o_item)
+                and not self.other_element(s_item, o_item, o_items)
+                and (fits is None or fits(s_item, o_item))
+            )
 
         pairs = self.unique_pairs(o_items, s_items, range(len(s_items)), range(len(o_items)))
         pairs = [(s, o) for s, o in pairs if stands(s, o)]
@@ -526,6 +531,26 @@ class Aligner:
         ]
         original = set(self.original.normalized[o_item.header + 1 : o_item.end])
         return bool(code) and not original.intersection(code) and bool(self.original.where(code[0]))
+
+    def other_element(self, s_item: Item, o_item: Item, o_items: list[Item]) -> bool:
+        """A markup element known by its bare tag alone (`<td>`), a tag several of the original's
+        elements there have, that shows code inside, none of it the original's: another element (a
+        new cell beside elided ones)."""
+        found = BARE_TAG.match(self.snippet.normalized[s_item.header])
+        if found is None:
+            return False
+        tags = (MARKUP_TAG.match(self.original.normalized[item.header]) for item in o_items)
+        if sum(tag is not None and tag.group(1) == found.group(1) for tag in tags) < 2:
+            return False  # the one `<footer>`: edited
+        shown = {
+            self.snippet.normalized[k]
+            for child in s_item.children
+            if not child.marker
+            for k in range(child.start, child.end)
+        }
+        return bool(shown) and not shown.intersection(
+            self.original.normalized[o_item.header + 1 : o_item.end]
+        )
 
     def unlike_callback(self, s_item: Item, o_item: Item) -> bool:
         """A block that only calls a function on a callback without parameters (`useEffect(() => {`,
@@ -1582,6 +1607,9 @@ class Aligner:
             blocks = self.steps(chain, runs) if len(chain) > 1 else None
             if blocks is not None:
                 places.append((chain, blocks))
+        if len(places) > 1:  # a first line alike in several (`{` of a list's elements): its item itself
+            text = self.snippet.text(runs[0][0][0])
+            places = [place for place in places if self.original.text(place[0][-1]) == text] or places
         if len(places) > 1:
             self.fail("several_candidates", f"{len(places)} blocks in the original end with the lines shown")
         if len(places) != 1:
@@ -1651,6 +1679,8 @@ class Aligner:
                     placed = leading(self.original.lines[chain[k].header]) == depth
                 if placed:
                     fits.append(k)
+            if len(fits) > 1:  # blocks closed by no closer of their own (`})()`): the one as deep
+                fits = [k for k in fits if leading(self.original.lines[chain[k].header]) == depth]
             if len(fits) != 1:
                 return None
             k = fits[0]
@@ -2657,7 +2687,18 @@ class Aligner:
         return not arguments.lstrip().startswith(("'", '"', "`"))  # `describe("...", () => {` is a call
 
     def opens_block(self, item: Item) -> bool:
-        return bool(OPENS_BLOCK.search(self.snippet.lines[item.header]))
+        """`def f(x):`, `if (x) {`, and an opening tag that is not closed on its line (`<th
+        class="num">`)."""
+        line = self.snippet.normalized[item.header]
+        if OPENS_BLOCK.search(line):
+            return True
+        tag = MARKUP_TAG.match(line)
+        return (
+            tag is not None
+            and line.endswith(">")
+            and not line.endswith("/>")
+            and f"</{tag.group(1)}" not in line
+        )
 
     def tail(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """Blank lines after the last child and the closer line (the snippet's if it changed)."""

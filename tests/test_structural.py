@@ -3460,3 +3460,100 @@ def test_a_block_under_another_quoted_name_setting_another_field_is_new() -> Non
     expected = FROM_ENV_RS.replace("    if let Some(secs)", new + "    if let Some(secs)")
     # before: read as an edit of the SHUTDOWN_GRACE block, which it replaced
     assert merged(FROM_ENV_RS, snippet, language="rust") == expected
+
+
+FINDER_JS = """class Finder {
+  find () {
+    const checks = (() => {
+      const list = [
+        {
+          name: 'config',
+          check: () => this.fromConfig()
+        },
+        {
+          name: 'env',
+          check: () => this.fromEnv()
+        }
+      ]
+
+      if (this.win) {
+        list.push({ name: 'launcher', check: () => this.fromLauncher() })
+      }
+
+      list.push({ name: 'python3', check: () => this.fromPath('python3') })
+      return list
+    })()
+    return checks
+  }
+}
+"""
+
+
+def test_code_that_steps_out_of_a_list_inside_a_function_called_at_once_stays_in_the_function() -> None:
+    snippet = (
+        "  find () {\n    // ... existing code ...\n        {\n          name: 'env',\n"
+        "          check: () => this.fromEnv()\n        }\n      ]\n\n"
+        "      list.push({ name: 'python3', check: () => this.fromPath('python3') })\n      // ... existing code ...\n"
+    )
+    expected = FINDER_JS.replace(
+        "      if (this.win) {\n        list.push({ name: 'launcher', check: () => this.fromLauncher() })\n      }\n\n",
+        "",
+    )
+    # before: the `{` shown stands in both elements, and `})()` closes its block with no closer of
+    # its own, so two places fit and it was ambiguous
+    assert merged(FINDER_JS, snippet, language="javascript") == expected
+
+
+ROWS_TSX = """export function Rows({ orders }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Date</th>
+          <th className="numeric">
+            <button onClick={sortByTotal}>Total</button>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {orders.map((order) => (
+          <tr key={order.id}>
+            <td>{formatDate(order.createdAt)}</td>
+            <td>
+              <Link to={`/orders/${order.id}`}>#{order.number}</Link>
+            </td>
+            <td>{order.customer.name}</td>
+            <td className="numeric">{formatMoney(order.total)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+"""
+
+
+def test_a_new_cell_known_by_its_tag_alone_is_not_the_edit_of_another_cell() -> None:
+    snippet = (
+        "          <tr key={order.id}>\n            {/* ... existing cells ... */}\n"
+        "            <td>{order.customer.name}</td>\n            <td>\n"
+        "              <StatusBadge status={order.status} />\n            </td>\n"
+        '            <td className="numeric">{formatMoney(order.total)}</td>\n          </tr>\n'
+    )
+    expected = ROWS_TSX.replace(
+        "<td>{order.customer.name}</td>\n",
+        "<td>{order.customer.name}</td>\n            <td>\n              <StatusBadge status={order.status} />\n"
+        "            </td>\n",
+    )
+    # before: paired with the one other `<td>` over several lines, it replaced the link's cell
+    assert merged(ROWS_TSX, snippet, language="tsx") == expected
+
+
+def test_an_opening_tag_shown_above_a_marker_as_deep_as_it_keeps_its_content() -> None:
+    snippet = (
+        "        <tr>\n          <th>Date</th>\n          <th>Status</th>\n"
+        '          <th className="numeric">\n          {/* ... */}\n'
+    )
+    expected = ROWS_TSX.replace("<th>Date</th>\n", "<th>Date</th>\n          <th>Status</th>\n")
+    # before: the element's content and closing tag were deleted
+    assert merged(ROWS_TSX, snippet, language="tsx") == expected
