@@ -927,6 +927,9 @@ class Aligner:
                 elided = below is not None and below.marker and self.depth(below) < self.depth(item)
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
+                # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below
+                alone = not item.children and not item.closer and bool(o_items[ob].children)
+                elided = elided or (alone and below is not None and below.marker)
                 shown_last = (below is None and tail_elided) or (below is not None and below.marker)
                 elided = elided or (shown_last and self.ends_deep_in_marker(item))
                 # shown after a sibling, or first in its block where the original's first items

@@ -3557,3 +3557,20 @@ def test_an_opening_tag_shown_above_a_marker_as_deep_as_it_keeps_its_content() -
     expected = ROWS_TSX.replace("<th>Date</th>\n", "<th>Date</th>\n          <th>Status</th>\n")
     # before: the element's content and closing tag were deleted
     assert merged(ROWS_TSX, snippet, language="tsx") == expected
+
+
+def test_a_header_shown_alone_above_a_marker_as_deep_as_it_keeps_its_body() -> None:
+    original = (
+        "size_t ringbuf_len(const ringbuf_t *rb)\n{\n    return rb->len;\n}\n\n"
+        "void ringbuf_clear(ringbuf_t *rb)\n{\n    rb->head = rb->tail = rb->len = 0;\n}\n"
+    )
+    snippet = (
+        "/* ... existing code ... */\n\nsize_t ringbuf_cap(const ringbuf_t *rb)\n{\n    return rb->cap;\n}\n\n"
+        "void ringbuf_clear(ringbuf_t *rb)\n/* ... existing code ... */\n"
+    )
+    expected = original.replace(
+        "void ringbuf_clear",
+        "size_t ringbuf_cap(const ringbuf_t *rb)\n{\n    return rb->cap;\n}\n\nvoid ringbuf_clear",
+    )
+    # before: its `{` on the next line, the header was read as the whole function, the body deleted
+    assert merged(original, snippet, language="c") == expected
