@@ -713,7 +713,10 @@ class Aligner:
         '__proto__'` in `if (key === '__proto__' || key === 'constructor') {`), for one shown with
         an operand more or less over the same body, a body too short to tell it by; None for any
         other item."""
-        found = condition_of(side.normalized[item.header]) if item.children else None
+        header = side.normalized[item.header]
+        if not item.children or not header.startswith(CONDITIONS_START):
+            return None  # the common case
+        found = condition_of(header)
         if found is None:
             return None
         word, condition = found
@@ -1817,18 +1820,20 @@ class Aligner:
         shown = [item for item in s_items if not item.marker]
         wanted = [(self.snippet.key(item), self.snippet.text(item)) for item in shown]
         first_lines = {text.partition("\n")[0] for _, text in wanted}  # a text starts with its first line
-        # blocks whose condition was edited, known by their first lines inside or by the same body
-        # under an operand more or less
+        # blocks whose condition was edited, known by their first lines inside, or by the same body
+        # (too short to tell) under an operand more or less
         measures = (
             (self.condition_body_of, self.edited_condition),
             (self.first_operand_of, self.operands_added),
         )
-        conditions = [
-            (item, measure, value, alike)
-            for item in shown
-            for measure, alike in measures
-            if (value := measure(self.snippet, item)) is not None
-        ]
+        conditions = []
+        for item in shown:
+            for measure, alike in measures:
+                value = measure(self.snippet, item)
+                if value is not None:
+                    conditions.append((item, measure, value, alike))
+                    break
+        used = {measure for _, measure, _, _ in conditions}
         original = self.original
         best: list[Item] = []
         best_score = 0
@@ -1851,9 +1856,7 @@ class Aligner:
             exact[item.header] = sum(text in texts for _, text in wanted)
             if conditions:
                 known = {
-                    (measure, measure(original, child)): child
-                    for measure, _ in measures
-                    for child in item.children
+                    (measure, measure(original, child)): child for measure in used for child in item.children
                 }
                 edited = {
                     s_item.header
@@ -2571,6 +2574,8 @@ class Aligner:
         """New clauses shown above the clause the original has next (`} else if len(out) == 0 {`
         above `} else if s := string(out); s != label {`): as each clause nests the next, the
         original's is nested in the new ones. (The first new clause, the original's as shown.)"""
+        if not (o_item.children and s_item.children):
+            return None
         o_chain, s_chain = self.clauses(self.original, o_item), self.clauses(self.snippet, s_item)
         if len(o_chain) != 1 or len(s_chain) != 1 or o_chain[0] is not o_item.children[-1]:
             return None

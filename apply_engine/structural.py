@@ -261,7 +261,9 @@ def find_removals(
 
 def columns_of(lines: list[str], language: str, text: str | None = None) -> list[int]:
     """Each line's (virtual) indentation column; `text` holds all the lines."""
-    found = case_columns(lines, string_columns(lines, columns(lines, text), language))
+    found = string_columns(lines, columns(lines, text), language)
+    if text is None or "switch" in text or "select" in text:
+        found = case_columns(lines, found)
     if language == "markdown":
         return markdown_columns(lines, found)
     if language == "toml":
