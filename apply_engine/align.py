@@ -1690,8 +1690,8 @@ class Aligner:
             if len(fits) != 1:
                 return None
             k = fits[0]
-            if code is not runs[-1][0] and not code[-1].marker:  # it steps out again: it must end
-                # its block (or be new)
+            # it steps out again: it must end its block (or be new), unless a marker ends it
+            if code is not runs[-1][0] and not code[-1].marker:
                 last = chain[k - 1].children[-1] if k else None
                 if last is None or (last is not chain[k] and not self.ends(code, last)):
                     return None
@@ -1742,7 +1742,7 @@ class Aligner:
             return None
         inner = len(chain) - 2
         dropped: list[Item] = []  # the original's lines between one run and the next
-        for k, (above, _), (code, _) in zip(blocks, runs, runs[1:], strict=False):
+        for k, ((above, _), (code, _)) in zip(blocks, pairwise(runs), strict=True):
             closed = chain[k : inner + 1]
             if above[-1].marker:  # the rest of the blocks it closes elided
                 ops.append(Copy(closed[-1].children[-1].end, closed[0].end))
