@@ -519,16 +519,9 @@ class Aligner:
         """A block under a bare keyword (`try {`, `begin`) known by that alone, whose code shown
         inside (above its clauses) stands nowhere in the original's, but its first line elsewhere
         in the original: another block (a new `try` around other code)."""
-        if not BARE_BLOCK.match(self.snippet.normalized[s_item.header]) or not s_item.children:
+        if not BARE_BLOCK.match(self.snippet.normalized[s_item.header]):
             return False
-        shown = self.snippet.normalized
-        code = [
-            shown[k]
-            for child in s_item.children
-            if self.depth(child) > self.depth(s_item) and not child.marker
-            for k in range(child.start, child.end)
-            if shown[k] and not BARE_WORD.match(shown[k]) and k not in self.snippet.markers
-        ]
+        code = self.code_inside(s_item)
         original = set(self.original.normalized[o_item.header + 1 : o_item.end])
         return bool(code) and not original.intersection(code) and bool(self.original.where(code[0]))
 
@@ -542,15 +535,22 @@ class Aligner:
         tags = (MARKUP_TAG.match(self.original.normalized[item.header]) for item in o_items)
         if sum(tag is not None and tag.group(1) == found.group(1) for tag in tags) < 2:
             return False  # the one `<footer>`: edited
-        shown = {
-            self.snippet.normalized[k]
-            for child in s_item.children
-            if not child.marker
-            for k in range(child.start, child.end)
-        }
-        return bool(shown) and not shown.intersection(
+        code = self.code_inside(s_item)
+        return bool(code) and not set(code).intersection(
             self.original.normalized[o_item.header + 1 : o_item.end]
         )
+
+    def code_inside(self, s_item: Item) -> list[str]:
+        """The snippet's code lines inside a block, above its clauses: no markers, closers or bare
+        words (`}`, `</td>`)."""
+        shown = self.snippet.normalized
+        return [
+            shown[k]
+            for child in s_item.children
+            if self.depth(child) > self.depth(s_item) and not child.marker
+            for k in range(child.start, child.end)
+            if shown[k] and not BARE_WORD.match(shown[k]) and k not in self.snippet.markers
+        ]
 
     def unlike_callback(self, s_item: Item, o_item: Item) -> bool:
         """A block that only calls a function on a callback without parameters (`useEffect(() => {`,
