@@ -338,11 +338,25 @@ def bench_gpu(
     ] = None,
     device: DeviceOpt = "auto",
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
+    buckets: Annotated[
+        str | None, typer.Option(help="Verify widths to capture and time, e.g. 1,32,64.")
+    ] = None,
+    variants: Annotated[
+        str | None, typer.Option(help="FastTarget variants, e.g. matmul+compile,triton (default: all).")
+    ] = None,
 ) -> None:
     """Forward latency vs K against the memory-bandwidth floor; end-to-end tok/s at a given tau."""
     from apply_engine.bench.gpu import main as bench_main
 
-    bench_main(sizes=sizes, max_k=max_k, tau=tau, device=device, json_out=json_out)
+    bench_main(
+        sizes=sizes,
+        max_k=max_k,
+        tau=tau,
+        device=device,
+        json_out=json_out,
+        buckets=buckets,
+        variants=variants,
+    )
 
 
 def main() -> None:

@@ -244,15 +244,18 @@ def fp32_checks(device: torch.device, graphs: bool, compile: bool) -> dict:
     return out
 
 
-def variant_kwargs(compile: bool) -> list[tuple[str, dict]]:
-    """Each attention with eager layers, then (if asked) the default one with the layer compiled.
+def variant_kwargs(compile: bool, triton: bool = False) -> list[tuple[str, dict]]:
+    """Each attention with eager torch layers, then (if asked) the default one with the layer
+    compiled, then (if asked) the Triton layers (apply_engine/triton_layers.py).
 
     The compiled variant is matmul whatever the eager ranking: compiling fuses its softmax and
     copies, while SDPA stays one cuDNN kernel (on an H100, 51 us a layer at K=32).
     """
-    variants = [(f"{a}", {"attention": a}) for a in ATTENTIONS]
+    variants = [(f"{a}", {"attention": a, "kernels": "torch"}) for a in ATTENTIONS]
     if compile:
-        variants.append(("matmul+compile", {"attention": "matmul", "compile": True}))
+        variants.append(("matmul+compile", {"attention": "matmul", "compile": True, "kernels": "torch"}))
+    if triton:
+        variants.append(("triton", {"kernels": "triton"}))
     return variants
 
 
@@ -264,6 +267,8 @@ def measure_variant(
     built_s = time.perf_counter() - start
     figures = {
         "build_s": built_s,
+        "triton_error": target.triton_error,
+        "triton_plans": target.triton and {m: plan for m, plan in target.triton.plans.items() if m in ks},
         "graphs": bool(target.graphs),
         "graph_error": target.graph_error,
         "compile_error": target.compile_error,
@@ -308,7 +313,9 @@ def bench_size(size: str, device: torch.device, dtype: torch.dtype, opts: dict) 
     e2e_bucket = next(b for b in ks if b >= math.ceil(opts["tau"]))
     refs = reference_logits(model)
     targets, variants = {}, {}
-    for name, kwargs in variant_kwargs(opts["compile"]):
+    for name, kwargs in variant_kwargs(opts["compile"], opts["triton"]):
+        if opts["variants"] and name not in opts["variants"]:
+            continue
         targets[name], variants[name] = measure_variant(model, kwargs, refs, ks, opts["reps"], graphs)
     best = min(variants, key=lambda v: variants[v]["ms"][e2e_bucket])
     e2e = end_to_end(targets[best], SHAPES[size][5], opts["tau"], opts["new_tokens"], variants[best]["ms"])
@@ -349,8 +356,10 @@ def main(
     new_tokens: int = 1000,
     compile: bool = True,
     buckets: str | None = None,
+    variants: str | None = None,
 ) -> dict:
-    """`buckets` ("1,32") limits the graphs and the K measured."""
+    """`buckets` ("1,32") limits the graphs and the K measured; `variants` ("matmul+compile,triton")
+    the FastTarget variants measured."""
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     torch_device = torch.device(device)
@@ -363,6 +372,8 @@ def main(
         "new_tokens": new_tokens,
     }
     opts["compile"] = compile and on_cuda
+    opts["triton"] = on_cuda and dtype != torch.float32 and triton_installed()
+    opts["variants"] = [v.strip() for v in variants.split(",")] if variants else None
     opts["buckets"] = tuple(int(b) for b in buckets.split(",")) if buckets else BUCKETS
     result: dict = {
         "device": torch.cuda.get_device_name() if on_cuda else "cpu",
@@ -383,6 +394,14 @@ def main(
             Path(json_out).parent.mkdir(parents=True, exist_ok=True)
             Path(json_out).write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def triton_installed() -> bool:
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def report(size: str, figures: dict) -> None:
