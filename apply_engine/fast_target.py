@@ -10,7 +10,7 @@ On CUDA each forward of up to 256 tokens is padded to a bucket (1, 2, 4, ..., 25
 captured CUDA graph per bucket. Padding tokens land in cache slots after the real ones: the mask
 hides them from the real positions and the next forward overwrites them, so cropping the cache is
 only moving `length` back. In bf16/fp16 those forwards run the layers as Triton kernels
-(apply_engine/triton_layers.py: ~20% faster than torch's compiled layers on an H100); otherwise,
+(apply_engine/triton_layers.py: 1.2-1.6x faster than torch's compiled layers on an H100); otherwise,
 optionally, the layer function is compiled once (all layers share it).
 
 On CPU there are no launches to save, so a forward is neither padded nor replayed: attention reads

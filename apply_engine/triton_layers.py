@@ -2,14 +2,14 @@
 
 A verify forward of a small model reads every weight once and does little arithmetic on them, so
 its time is weight bytes over memory bandwidth plus whatever runs beside the weight reads: small
-kernels, the gaps between them, and attention over cache slots nobody filled. A layer here is eight
+kernels, the gaps between them, and attention over cache slots nobody filled. A layer here is nine
 kernels (torch's, compiled, ran ~17):
 
     residual_norm   x += partial sums of the last product (+ bias); normed = rms_norm(x) * weight
     matmul          q/k/v partial sums                      normed @ qkv.T, split along the inputs
     qkv_rope        sum the partials (+ bias), rotate q and k, write q and the new keys/values to the cache
     attention       each grouped query row over the slots up to its position (flash-style, GQA),
-                    in chunks of the cache when the rows alone cannot fill the GPU; `combine` merges them
+                    256-slot chunks of the cache in parallel; then `combine` merges the chunks
     matmul          o partial sums, then residual_norm with the post-attention norm
     matmul(swiglu)  silu(gate) * up from one pass over gate and up rows
     matmul          down partial sums, summed by the next layer's residual_norm
@@ -40,8 +40,8 @@ MAX_ROWS = 256
 ATTENTION_ROWS = 16  # grouped query rows per attention program (a matrix-unit tile)
 KEY_BLOCK = 64  # cache slots per attention step
 # Cache slots per attention program: its steps run one after another, so a long cache is split
-# into chunks attended in parallel and merged by `combine` (256 measured best for 1-64 tokens after
-# 1,024 on an H100, against 128, 512, 1,024 and the whole cache).
+# into chunks attended in parallel and merged by `combine`. For 1-64 tokens after 1,024 on an H100,
+# 256 gave the best forward or one within 2% of it (against 128, 512, 1,024 and the whole cache).
 ATTENTION_CHUNK = 256
 SHARED_MEMORY = 200 * 1024  # bytes of pipelined tiles a product may ask for (an H100 SM has 227 KiB)
 
