@@ -36,6 +36,35 @@ GRAMMARS: dict[str, str | None] = {
     "yaml": "yaml",
     "toml": "toml",
     "markdown": "markdown",
+    # beyond the mainstream: a grammar each, so a merge that breaks the syntax is refused
+    "clojure": "clojure",
+    "cmake": "cmake",
+    "cuda": "cuda",
+    "dart": "dart",
+    "elixir": "elixir",
+    "elm": "elm",
+    "erlang": "erlang",
+    "fsharp": "fsharp",
+    "graphql": "graphql",
+    "groovy": "groovy",
+    "haskell": "haskell",
+    "hcl": "hcl",
+    "julia": "julia",
+    "lua": "lua",
+    "nix": "nix",
+    "perl": "perl",
+    "powershell": "powershell",
+    "proto": "proto",
+    "r": "r",
+    "scala": "scala",
+    "scss": "scss",
+    "solidity": "solidity",
+    "sql": "sql",
+    "starlark": "starlark",
+    "svelte": "svelte",
+    "vue": "vue",
+    "xml": "xml",
+    "zig": "zig",
     "text": None,
 }
 SUPPORTED_LANGUAGES = frozenset(GRAMMARS)
@@ -65,6 +94,50 @@ ALIASES = {
     "htm": "html",
     "plaintext": "text",
     "txt": "text",
+    # editors' language ids (VS Code's languageId, Neovim's filetype) where they differ from ours
+    "javascriptreact": "javascript",
+    "typescriptreact": "tsx",
+    "shellscript": "bash",
+    "jsonc": "json",
+    "json5": "json",
+    "terraform": "hcl",
+    "terraform-vars": "hcl",
+    "tf": "hcl",
+    "tfvars": "hcl",
+    "ps1": "powershell",
+    "pwsh": "powershell",
+    "hs": "haskell",
+    "ex": "elixir",
+    "exs": "elixir",
+    "jl": "julia",
+    "pl": "perl",
+    "clj": "clojure",
+    "erl": "erlang",
+    "fs": "fsharp",
+    "f#": "fsharp",
+    "cu": "cuda",
+    "cuda-cpp": "cuda",
+    "gql": "graphql",
+    "proto3": "proto",
+    "protobuf": "proto",
+    "gradle": "groovy",
+    "sol": "solidity",
+    "bzl": "starlark",
+    "bazel": "starlark",
+    "xsl": "xml",
+    "svg": "xml",
+    # files merged by lines and indentation: named so that an editor's id is no error
+    "dockerfile": "text",
+    "containerfile": "text",
+    "make": "text",
+    "makefile": "text",
+    "ini": "text",
+    "dosini": "text",
+    "properties": "text",
+    "dotenv": "text",
+    "conf": "text",
+    "ignore": "text",
+    "gitignore": "text",
 }
 
 EXTENSIONS = {
@@ -77,6 +150,21 @@ EXTENSIONS = {
     ".yml": "yaml", ".toml": "toml", ".md": "markdown", ".markdown": "markdown",
     ".txt": "text", ".env": "text", ".ini": "text", ".cfg": "text", ".conf": "text", ".mk": "text",
     ".properties": "text", ".dockerfile": "text",
+    ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure", ".edn": "clojure", ".cmake": "cmake",
+    ".cu": "cuda", ".cuh": "cuda", ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".elm": "elm",
+    ".erl": "erlang", ".hrl": "erlang", ".fs": "fsharp", ".fsi": "fsharp", ".fsx": "fsharp",
+    ".graphql": "graphql", ".gql": "graphql", ".groovy": "groovy", ".gradle": "groovy", ".hs": "haskell",
+    ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".jl": "julia", ".lua": "lua", ".nix": "nix",
+    ".pl": "perl", ".pm": "perl", ".ps1": "powershell", ".psm1": "powershell", ".psd1": "powershell",
+    ".proto": "proto", ".r": "r", ".scala": "scala", ".sc": "scala", ".scss": "scss", ".sol": "solidity",
+    ".sql": "sql", ".bzl": "starlark", ".star": "starlark", ".svelte": "svelte", ".vue": "vue",
+    ".xml": "xml", ".xsd": "xml", ".xsl": "xml", ".xslt": "xml", ".svg": "xml", ".plist": "xml",
+    ".csproj": "xml", ".fsproj": "xml", ".props": "xml", ".targets": "xml", ".xaml": "xml", ".zig": "zig",
+}  # fmt: skip
+# files known by their whole name
+NAMES = {
+    "CMakeLists.txt": "cmake", "BUILD": "starlark", "BUILD.bazel": "starlark", "WORKSPACE": "starlark",
+    "WORKSPACE.bazel": "starlark", "MODULE.bazel": "starlark", "Jenkinsfile": "groovy",
 }  # fmt: skip
 # files known by name, whose `#` comments must not be sniffed as Markdown headings
 TEXT_NAMES = re.compile(r"^(dockerfile|containerfile|makefile|gnumakefile|\.env(\..+)?|\.\w+ignore)$", re.I)
@@ -85,9 +173,18 @@ TEXT_NAMES = re.compile(r"^(dockerfile|containerfile|makefile|gnumakefile|\.env(
 LINE_COMMENTS: dict[str, tuple[str, ...]] = {
     "python": ("#",), "ruby": ("#",), "bash": ("#",), "yaml": ("#",), "toml": ("#",),
     "php": ("//", "#"), "css": (), "html": (), "markdown": (), "json": ("//",), "text": ("#", "//", "--", ";"),
+    "clojure": (";",), "cmake": ("#",), "elixir": ("#",), "elm": ("--",), "erlang": ("%",), "graphql": ("#",),
+    "haskell": ("--",), "hcl": ("#", "//"), "julia": ("#",), "lua": ("--",), "nix": ("#",), "perl": ("#",),
+    "powershell": ("#",), "r": ("#",), "sql": ("--",), "starlark": ("#",), "svelte": (), "vue": (), "xml": (),
 }  # fmt: skip
 DEFAULT_LINE_COMMENTS = ("//",)
-NO_BLOCK_COMMENTS = frozenset({"python", "ruby", "bash", "yaml", "toml", "html", "markdown"})
+NO_BLOCK_COMMENTS = frozenset(
+    {"python", "ruby", "bash", "yaml", "toml", "html", "markdown"}
+    | {"clojure", "cmake", "elixir", "elm", "erlang", "fsharp", "graphql", "haskell", "julia", "lua", "perl"}
+    | {"powershell", "r", "starlark", "svelte", "vue", "xml", "zig"}
+)
+# markup whose scripts and styles may carry the markers: `// ... existing code ...` in a `<script>`
+EMBEDS_SCRIPTS = frozenset({"html", "svelte", "vue"})
 
 SNIFFERS: list[tuple[str, re.Pattern[str]]] = [
     ("text", re.compile(r"\A(#\s*(syntax|escape)=\S+\s*\n)*(ARG \w+|FROM \S+)")),  # a Dockerfile
@@ -121,11 +218,22 @@ def canonical_language(language: str) -> str:
     return name
 
 
+def editor_language(language_id: str | None) -> str | None:
+    """The language an editor names for a document (VS Code's languageId, Neovim's filetype) when
+    we know it and it says more than plain text; None leaves it to the path and the content (an
+    untitled buffer is "plaintext" whatever it holds)."""
+    name = (language_id or "").strip().lower()
+    name = ALIASES.get(name, name)
+    return name if GRAMMARS.get(name) is not None else None
+
+
 def detect_language(text: str, language: str | None = None, path: str | None = None) -> str:
     if language:
         return canonical_language(language)
     if path:
         file = Path(path)
+        if file.name in NAMES:
+            return NAMES[file.name]
         by_extension = EXTENSIONS.get(file.suffix.lower())
         if by_extension:
             return by_extension
@@ -151,9 +259,9 @@ def has_block_comments(language: str) -> bool:
 
 
 def marker_comments(language: str) -> tuple[tuple[str, ...], bool]:
-    """The comments a marker may be written in: the file's own, and in HTML those of the script
-    and style inside it (`// ... existing code ...` in a `<script>`)."""
-    if language == "html":
+    """The comments a marker may be written in: the file's own, and in HTML (Vue, Svelte) those of
+    the script and style inside it (`// ... existing code ...` in a `<script>`)."""
+    if language in EMBEDS_SCRIPTS:
         return ("//",), True
     return line_comment_prefixes(language), has_block_comments(language)
 

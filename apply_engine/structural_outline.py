@@ -14,7 +14,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 CONTINUATION = re.compile(
-    r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|except|finally|rescue|ensure|catch|when)\b)"
+    r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|elseif|except|finally|rescue|ensure|catch|when)\b)"
 )
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`

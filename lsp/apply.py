@@ -2,7 +2,9 @@
 
 Both merge a snippet into the text the editor has synced (unsaved changes included), never the
 file on disk. Each takes one argument, {uri, snippet, instruction?}. An ambiguous merge is shown
-with window/showMessage and changes nothing; bad arguments are an InvalidParams error.
+with window/showMessage and changes nothing; bad arguments are an InvalidParams error. The
+document's language is the one the editor gave it (languageId) where fastapply knows that one,
+else the path's or the content's.
 """
 
 import difflib
@@ -15,6 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.workspace import TextDocument
 
 from apply_engine.errors import FastApplyError, InputError
+from apply_engine.languages import editor_language
 from apply_engine.schemas import ApplyRequest, ApplyResult
 from lsp.edits import diff_edits, split_lines
 from lsp.state import FastApplyServer
@@ -91,6 +94,7 @@ async def merge_document(ls: FastApplyServer, document: TextDocument, params: Ap
         original=to_lf(document.source) if crlf else document.source,
         snippet=to_lf(params.snippet) if uniform else params.snippet,
         instruction=params.instruction,
+        language=editor_language(document.language_id),
         path=document.path,
     )
     try:

@@ -9,8 +9,12 @@ from apply_engine.languages import (
     GRAMMARS,
     SUPPORTED_LANGUAGES,
     detect_language,
+    editor_language,
     get_parser,
+    has_block_comments,
     has_parse_errors,
+    line_comment_prefixes,
+    parse,
 )
 
 REQUIRED = {
@@ -31,7 +35,9 @@ def test_every_required_language_is_supported_with_a_grammar() -> None:
         ("py", "python"), ("js", "javascript"), ("jsx", "javascript"), ("ts", "typescript"), ("tsx", "tsx"),
         ("golang", "go"), ("rs", "rust"), ("c++", "cpp"), ("cpp", "cpp"), ("cs", "csharp"), ("csharp", "csharp"),
         ("rb", "ruby"), ("sh", "bash"), ("shell", "bash"), ("yml", "yaml"), ("md", "markdown"), ("kt", "kotlin"),
-        ("Python", "python"),
+        ("Python", "python"), ("terraform", "hcl"), ("ps1", "powershell"), ("hs", "haskell"), ("gradle", "groovy"),
+        ("javascriptreact", "javascript"), ("typescriptreact", "tsx"), ("shellscript", "bash"), ("jsonc", "json"),
+        ("dockerfile", "text"), ("makefile", "text"), ("dosini", "text"),
     ],
 )  # fmt: skip
 def test_aliases_normalise_to_canonical_names(alias: str, canonical: str) -> None:
@@ -51,6 +57,13 @@ def test_unknown_explicit_language_is_an_input_error_on_the_language_field() -> 
         ("A.java", "java"), ("x.h", "c"), ("x.hpp", "cpp"), ("P.cs", "csharp"), ("x.rb", "ruby"),
         ("i.php", "php"), ("x.kt", "kotlin"), ("x.swift", "swift"), ("run.sh", "bash"), ("s.css", "css"),
         ("i.html", "html"), ("p.json", "json"), ("c.yml", "yaml"), ("Cargo.toml", "toml"), ("README.md", "markdown"),
+        ("A.scala", "scala"), ("init.lua", "lua"), ("m.dart", "dart"), ("lib/a.ex", "elixir"), ("t.exs", "elixir"),
+        ("s.scss", "scss"), ("q.sql", "sql"), ("App.vue", "vue"), ("P.svelte", "svelte"), ("b.zig", "zig"),
+        ("main.tf", "hcl"), ("M.hs", "haskell"), ("a.R", "r"), ("a.jl", "julia"), ("a.pm", "perl"), ("pom.xml", "xml"),
+        ("s.graphql", "graphql"), ("a.proto", "proto"), ("build.gradle", "groovy"), ("a.ps1", "powershell"),
+        ("T.sol", "solidity"), ("flake.nix", "nix"), ("M.elm", "elm"), ("a.clj", "clojure"), ("a.erl", "erlang"),
+        ("a.fs", "fsharp"), ("k.cu", "cuda"), ("x/CMakeLists.txt", "cmake"), ("BUILD.bazel", "starlark"),
+        ("defs.bzl", "starlark"), ("Jenkinsfile", "groovy"), ("notes.txt", "text"),
     ],
 )  # fmt: skip
 def test_extension_picks_the_language(path: str, language: str) -> None:
@@ -72,6 +85,38 @@ def test_extension_picks_the_language(path: str, language: str) -> None:
 )
 def test_files_whose_hash_comments_are_not_markdown_headings_are_text_by_name(path: str) -> None:
     assert detect_language("# Section\n\nKEY=value\n", path=path) == "text"
+
+
+@pytest.mark.parametrize(
+    ("language_id", "language"),
+    [
+        ("typescriptreact", "tsx"), ("lua", "lua"), ("sh", "bash"), ("cpp", "cpp"), ("terraform", "hcl"),
+        ("plaintext", None), ("dockerfile", None), ("klingon", None), ("", None), (None, None),
+    ],
+)  # fmt: skip
+def test_editor_language_ids_name_a_grammar_or_leave_it_to_the_path(
+    language_id: str | None, language: str | None
+) -> None:
+    assert editor_language(language_id) == language
+
+
+def test_every_grammar_loads_and_reads_our_line_comments_as_comments() -> None:
+    """Each grammar is in the offline wheel, and the comments we take markers from are comments
+    to it."""
+    for language, grammar in GRAMMARS.items():
+        if grammar is None:
+            continue
+        head = "<?php\n" if language == "php" else ""
+        blocks = ["/* ... existing code ... */"] if has_block_comments(language) else []
+        for comment in [
+            f"{prefix} ... existing code ..." for prefix in line_comment_prefixes(language)
+        ] + blocks:
+            tree = parse(f"{head}{comment}\n", language)
+            assert tree is not None, language
+            nodes = [tree.root_node]
+            while nodes and "comment" not in nodes[-1].type and nodes[-1].type != "marginalia":  # SQL's /* */
+                nodes.extend(reversed(nodes.pop().children))
+            assert nodes, (language, comment, str(tree.root_node))
 
 
 def test_explicit_language_wins_over_the_extension() -> None:

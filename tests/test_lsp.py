@@ -241,6 +241,23 @@ async def test_crlf_snippet_into_an_lf_document_stays_lf(client: LanguageClient,
     assert apply_edits(ORIGINAL, edits_for(edit, uri)) == REWRITE
 
 
+@pytest.mark.parametrize(("language_id", "language"), [("lua", "lua"), ("plaintext", "text")])
+async def test_the_editors_language_id_names_the_language_when_it_says_more_than_plain_text(
+    client: LanguageClient, language_id: str, language: str
+) -> None:
+    await initialize(client)
+    original = "local M = {}\n\nfunction M.width()\n  return 80\nend\n\nreturn M\n"
+    snippet = "-- ... existing code ...\nfunction M.width()\n  return 100\nend\n-- ... existing code ...\n"
+    uri = "untitled:Untitled-1"  # no path: without the editor's word, the text alone decides
+    open_document(client, uri, original, language_id=language_id)
+
+    answer = await run(client, "fastApply.apply", {"uri": uri, "snippet": snippet})
+
+    assert (answer["applied"], answer["language"]) == (True, language)
+    [edit] = client.applied_edits
+    assert apply_edits(original, edits_for(edit, uri)) == original.replace("80", "100")
+
+
 async def test_ambiguous_merge_shows_the_reasons_and_sends_no_edit(
     client: LanguageClient, tmp_path: Path
 ) -> None:
