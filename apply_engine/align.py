@@ -198,6 +198,7 @@ class Side:
     normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
     places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
     markers: frozenset[int] = frozenset()  # a snippet's marker lines
+    equations: bool = False  # bindings named by their first word (Haskell, Elm, F#; see keys.py)
 
     @property
     def normalized(self) -> list[str]:
@@ -233,7 +234,7 @@ class Side:
             elif line.rstrip().endswith("(") and item.children:  # `add_argument(` / `"year",`
                 first = self.lines[item.children[0].header].strip()
                 line = line.rstrip() + first if first.startswith(("'", '"', "`")) else line
-            cached = self.keys[item.header] = signature_key(elided_body(line) or line)
+            cached = self.keys[item.header] = signature_key(elided_body(line) or line, self.equations)
         return cached
 
     def is_comment(self, item: Item) -> bool:

@@ -67,6 +67,16 @@ PIN = re.compile(r"^([A-Za-z0-9][\w.\[\],-]*)\s*(?:[=~!<>]=|===)\s*[^\s;#]+\s*(?
 FIELD = re.compile(r"^(?:[\w$<>\[\],?]+\s+)+([\w$]+)\s*;$")  # `private final String id;`
 # C's `int ret, len, test;`: known by the first name it declares, so that one more name is an edit
 NAME_LIST = re.compile(r"^(?:[\w$]+\s+)+\**([\w$]+)(?:\s*,\s*\**[\w$]+)+\s*;$")
+# Haskell and Elm name an equation by its whole left side, the function and its patterns
+# (`area r = pi * r * r`, `area :: Double -> Double`, Elm's `area : Float -> Float`), F# a binding by
+# the name after `let`/`member` (`let rec area r =`): not by the last word before `=`, a parameter
+EQUATION = re.compile(r"^(([a-z_][\w']*)(?:\s+[^=:|]*?)?)\s*(::?|=(?!=)|\|)")
+LET_BINDING = re.compile(r"^(?:let|and)(?:\s+(?:rec|inline|private|internal|public|mutable))*\s+([\w']+)")
+MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(?:[\w']+\.)?([\w']+)")
+EQUATION_KEYWORDS = frozenset({
+    "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",
+    "if", "then", "else", "do", "deriving", "infix", "infixl", "infixr", "port", "exposing", "open",
+})  # fmt: skip
 CONTROL = frozenset(
     [
         "if",
@@ -118,14 +128,24 @@ def normalize(line: str) -> str:
     return " ".join(line.split())
 
 
-def signature_key(line: str) -> str:
+def signature_key(line: str, equations: bool = False) -> str:
     """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole.
+    With `equations` (Haskell, Elm, F#): `area r = ...` -> `area r =`, `let rec area r =` -> `let area`.
 
     Each pattern runs only when the text has what its match needs (a keyword word, `=` or `:`, a
     final `;`, a `(`), so a plain line costs a few substring tests."""
     text = normalize(line)
     if not text:
         return text
+    if equations:
+        for kind, pattern in (("let", LET_BINDING), ("member", MEMBER)):
+            found = pattern.match(text)
+            if found:
+                return f"{kind} {found.group(1)}"
+        found = EQUATION.match(text)
+        if found and found.group(2) not in EQUATION_KEYWORDS:
+            left, _, separator = found.groups()
+            return f"{left} {'=' if separator == '|' else separator}"  # a guard: one more equation
     first = FIRST_WORD_END.split(text, maxsplit=1)[0]
     if first == "await":  # `await db.execute(...)` is keyed as its call
         return "await " + (call_key(text[6:]) or text[6:])

@@ -79,6 +79,7 @@ PARTS_PARSE_ALONE = frozenset(
     | {"swift", "css", "php", "markdown"}
 )
 PHP_OPEN = "<?php"
+EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # bindings named by their first word (see keys.py)
 
 
 @dataclass(frozen=True)
@@ -331,7 +332,7 @@ def plan_lines(
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     aligner = Aligner(
         original.side,
-        Side(edit.lines, markers=frozenset(markers)),
+        Side(edit.lines, markers=frozenset(markers), equations=language in EQUATIONS),
         units,
         rewrite,
         prose=language == "markdown",
@@ -379,7 +380,8 @@ def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set(), language=language)
-    return Analysis(source, columns, tree, indent_unit(source.lines, source.raw), Side(source.lines))
+    side = Side(source.lines, equations=language in EQUATIONS)
+    return Analysis(source, columns, tree, indent_unit(source.lines, source.raw), side)
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:

@@ -854,6 +854,57 @@ def test_rust_functions_with_a_restricted_visibility_are_keyed_by_name() -> None
     assert merged(original, snippet, language="rust") == original.replace("    2\n", "    3\n")
 
 
+HASKELL = (
+    "module Main where\n\ntotal :: [Item] -> Double\ntotal xs = sum (map price xs)\n\n"
+    "cheapest :: [Item] -> Maybe Item\ncheapest [] = Nothing\ncheapest xs = Just (minimum xs)\n\n"
+    "main :: IO ()\nmain = do\n  print (total items)\n"
+)
+
+
+def test_a_haskell_equation_is_named_by_its_left_side_not_its_last_parameter() -> None:
+    """`average xs = ...` is a new binding between `total` and a marker, not an edit of
+    `cheapest xs = ...` (both end in the parameter `xs`)."""
+    snippet = (
+        "-- ... existing code ...\n\ntotal :: [Item] -> Double\ntotal xs = sum (map price xs)\n\n"
+        "average :: [Item] -> Double\naverage xs = total xs / fromIntegral (length xs)\n\n"
+        "-- ... existing code ...\n"
+    )
+    added = "average :: [Item] -> Double\naverage xs = total xs / fromIntegral (length xs)\n\n"
+    expected = HASKELL.replace("cheapest ::", added + "cheapest ::")
+    assert merged(HASKELL, snippet, path="Main.hs") == expected
+
+
+def test_an_edited_haskell_equation_keeps_its_place() -> None:
+    snippet = "-- ... existing code ...\n\ncheapest xs = Just (minimumBy (comparing price) xs)\n\n-- ... existing code ...\n"
+    expected = HASKELL.replace("Just (minimum xs)", "Just (minimumBy (comparing price) xs)")
+    assert merged(HASKELL, snippet, path="Main.hs") == expected
+
+
+def test_an_fsharp_let_binding_is_named_after_let() -> None:
+    original = "module Shop\n\nlet total items =\n    List.sumBy price items\n\nlet cheapest items =\n    List.minBy price items\n"
+    snippet = (
+        "// ... existing code ...\n\nlet total items =\n    List.sumBy price items\n\n"
+        "let average items =\n    total items / float (List.length items)\n\n// ... existing code ...\n"
+    )
+    added = "let average items =\n    total items / float (List.length items)\n\n"
+    assert merged(original, snippet, path="Shop.fs") == original.replace(
+        "let cheapest", added + "let cheapest"
+    )
+
+
+def test_a_lua_elseif_continues_its_if() -> None:
+    original = (
+        "local function size(n)\n  if n < 10 then\n    return 'small'\n  elseif n < 100 then\n    return 'medium'\n"
+        "  end\n  return 'large'\nend\n\nreturn size\n"
+    )
+    snippet = (
+        "local function size(n)\n  if n < 10 then\n    return 'small'\n  elseif n < 100 then\n    return 'medium'\n"
+        "  elseif n < 1000 then\n    return 'big'\n  end\n  -- ... existing code ...\nend\n"
+    )
+    expected = original.replace("  end\n", "  elseif n < 1000 then\n    return 'big'\n  end\n", 1)
+    assert merged(original, snippet, path="size.lua") == expected
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
