@@ -54,6 +54,9 @@ BINDING = re.compile(
     r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])"
 )  # see bound_names
 BINDING_NOISE = frozenset({"as", "type", "default"})
+# an import of names from a module path: `import scala.math.{Pi, sqrt}`, `use std::io::Write;`,
+# `alias Shop.{Cart, Item}`
+PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
@@ -316,6 +319,15 @@ def bound_names(text: str) -> set[str]:
         return set()
     inside = text[found.end() : text.find("]" if found.group(1) == "[" else "}", found.end())]
     return set(NAME.findall(inside)) - BINDING_NOISE
+
+
+def path_import(text: str) -> tuple[str, set[str]] | None:
+    """The module and the names of an import from a module path (see PATH_IMPORT)."""
+    found = PATH_IMPORT.match(text)
+    if found is None:
+        return None
+    module, listed, single = found.groups()
+    return module, set(NAME.findall(listed or single)) - BINDING_NOISE
 
 
 def arm_values(header: str) -> set[str]:
@@ -2099,6 +2111,9 @@ class Aligner:
             return True  # the original's item itself (a YAML `---` next to an anchor)
         if bound_names(s_text) & bound_names(o_text):
             return True  # `export { a, b }` where `export { a }` stands: new, it would bind `a` twice
+        imported, o_imported = path_import(s_text), path_import(o_text)
+        if imported and o_imported and imported[0] == o_imported[0] and imported[1] & o_imported[1]:
+            return True  # `import scala.math.{Pi, sqrt}` where `import scala.math.Pi` stands, likewise
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header:
             # the same call on other text (`log.info("rendering")`), or a like-named call on much the

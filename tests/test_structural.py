@@ -905,6 +905,31 @@ def test_a_lua_elseif_continues_its_if() -> None:
     assert merged(original, snippet, path="size.lua") == expected
 
 
+SCALA = (
+    "package geometry\n\nimport scala.math.Pi\n\nobject Shapes {\n  def circle(r: Double): Double = Pi * r * r\n\n"
+    "  def square(s: Double): Double = s * s\n}\n"
+)
+
+
+def test_an_import_list_that_keeps_the_imported_name_edits_its_import() -> None:
+    snippet = (
+        "package geometry\n\nimport scala.math.{Pi, sqrt}\n\nobject Shapes {\n  // ... existing code ...\n\n"
+        "  def diagonal(s: Double): Double = sqrt(2) * s\n}\n"
+    )
+    expected = SCALA.replace("math.Pi", "math.{Pi, sqrt}").replace(
+        "s * s\n", "s * s\n\n  def diagonal(s: Double): Double = sqrt(2) * s\n"
+    )
+    assert merged(SCALA, snippet, path="Shapes.scala") == expected
+
+
+def test_an_import_of_another_name_from_the_same_module_is_no_edit_of_it() -> None:
+    original = "use std::fs;\nuse std::io::Read;\n\nfn main() {\n    run();\n}\n"
+    snippet = "use std::fs;\nuse std::io::Write;\n// ... existing code ...\n"
+    assert ambiguous(original, snippet, language="rust").reasons[0].code == "edit_or_insertion"
+    snippet = "use std::fs;\nuse std::io::{Read, Write};\n// ... existing code ...\n"
+    assert merged(original, snippet, language="rust") == original.replace("io::Read", "io::{Read, Write}")
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
