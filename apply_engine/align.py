@@ -57,6 +57,8 @@ BINDING_NOISE = frozenset({"as", "type", "default"})
 # an import of names from a module path: `import scala.math.{Pi, sqrt}`, `use std::io::Write;`,
 # `alias Shop.{Cart, Item}`
 PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
+# or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
+LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.]+(?:\s*,\s*[\w.]+)*);?$")
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
@@ -322,12 +324,17 @@ def bound_names(text: str) -> set[str]:
 
 
 def path_import(text: str) -> tuple[str, set[str]] | None:
-    """The module and the names of an import from a module path (see PATH_IMPORT)."""
+    """The module and the names of an import from a module path (see PATH_IMPORT), or the keyword
+    and the names of a plain list (LIST_IMPORT)."""
     found = PATH_IMPORT.match(text)
-    if found is None:
-        return None
-    module, listed, single = found.groups()
-    return module, set(NAME.findall(listed or single)) - BINDING_NOISE
+    if found is not None:
+        module, listed, single = found.groups()
+        return module, set(NAME.findall(listed or single)) - BINDING_NOISE
+    found = LIST_IMPORT.match(text)
+    if found is not None:
+        keyword, listed = found.groups()
+        return keyword, {name.strip() for name in listed.split(",")}
+    return None
 
 
 def arm_values(header: str) -> set[str]:

@@ -922,6 +922,17 @@ def test_an_import_list_that_keeps_the_imported_name_edits_its_import() -> None:
     assert merged(SCALA, snippet, path="Shapes.scala") == expected
 
 
+def test_a_list_of_exports_or_modules_that_keeps_a_name_edits_the_list() -> None:
+    original = "module Geometry\n\nexport area, perimeter\n\narea(s) = s^2\nperimeter(s) = 4s\n\nend\n"
+    snippet = "module Geometry\n\nexport area, perimeter, diagonal\n\n# ... existing code ...\n"
+    assert merged(original, snippet, path="Geometry.jl") == original.replace(
+        "perimeter\n", "perimeter, diagonal\n"
+    )
+    original = "import os, sys\n\n\ndef main():\n    return sys.argv\n"
+    snippet = "import os, re, sys\n\n\n# ... existing code ...\n"
+    assert merged(original, snippet, path="main.py") == original.replace("os, sys", "os, re, sys")
+
+
 def test_an_import_of_another_name_from_the_same_module_is_no_edit_of_it() -> None:
     original = "use std::fs;\nuse std::io::Read;\n\nfn main() {\n    run();\n}\n"
     snippet = "use std::fs;\nuse std::io::Write;\n// ... existing code ...\n"
