@@ -58,7 +58,7 @@ BINDING_NOISE = frozenset({"as", "type", "default"})
 # `alias Shop.{Cart, Item}`
 PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
 # or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
-LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.]+(?:\s*,\s*[\w.]+)*);?$")
+LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.!@]+(?:\s*,\s*[\w.!@]+)*);?$")
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(

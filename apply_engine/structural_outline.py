@@ -26,6 +26,10 @@ ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$"
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
 SIGIL_LANGUAGES = frozenset({"ruby"})
+# Julia documents a declaration with a string right above it: `"""` (the item holds the lines up to
+# the closing one, see LONG_STRINGS) or `"Area of a circle."`
+DOCSTRING_PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS}|\"\"\"$|\"(?:[^\"\\]|\\.)*\"$)")
+DOCSTRING_LANGUAGES = frozenset({"julia"})
 # how a block's header shown without its body ends: `f(x) {`, `def f(x):`, `toString () { ... }`
 HEADER_END = re.compile(r"([{(\[:]|[}.…])\s*;?\s*$")
 # a declaration on one line (`def f(): return 1`, `fun port(): Int = 8080`): its comment is its doc
@@ -219,6 +223,15 @@ LONG_STRINGS = {
     ),
 }
 LONG_STRINGS["typescript"] = LONG_STRINGS["tsx"] = LONG_STRINGS["javascript"]
+# triple-quoted strings: Julia docstrings, Elixir heredocs, Java text blocks, C#, Scala, Kotlin,
+# Swift, Groovy and Dart raw text
+# (only `"` strings besides: a lone `'` is a transpose in Julia, a character elsewhere)
+for language in ("julia", "elixir"):
+    LONG_STRINGS[language] = re.compile(r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?\"\"\"|\"(?:\\.|[^\"\\\n])*\"", re.S)
+for language in ("java", "csharp", "scala", "kotlin", "swift", "groovy", "dart"):
+    LONG_STRINGS[language] = re.compile(
+        r"//[^\n]*|/\*.*?\*/|\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\n])*\"", re.S
+    )
 
 
 HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")  # `cat <<EOF`, `<<-'END'`
@@ -400,4 +413,5 @@ def outline(
     language: str = "",
 ) -> list[Item]:
     prefix = SIGIL_PREFIX if language in SIGIL_LANGUAGES else PREFIX
+    prefix = DOCSTRING_PREFIX if language in DOCSTRING_LANGUAGES else prefix
     return Outliner(lines, columns, markers, set(removals), prefix).items(0, len(lines))

@@ -941,6 +941,63 @@ def test_an_import_of_another_name_from_the_same_module_is_no_edit_of_it() -> No
     assert merged(original, snippet, language="rust") == original.replace("io::Read", "io::{Read, Write}")
 
 
+JULIA = '''module Shapes
+
+export area
+
+"""
+    area(r)
+
+Area of a circle of radius `r`.
+"""
+function area(r)
+    return pi * r^2
+end
+
+end # module
+'''
+
+
+def test_a_julia_docstring_goes_with_the_function_below_it() -> None:
+    """A new documented function after an anchor: the docstring's `\"\"\"` lines are not anchors to
+    the original's docstring."""
+    snippet = (
+        "# ... existing code ...\nfunction area(r)\n    return pi * r^2\nend\n\n"
+        '"""\n    circumference(r)\n\nLength of the circle.\n"""\nfunction circumference(r)\n'
+        "    return 2pi * r\nend\n\n# ... existing code ...\n"
+    )
+    added = '\n"""\n    circumference(r)\n\nLength of the circle.\n"""\nfunction circumference(r)\n    return 2pi * r\nend\n'
+    assert merged(JULIA, snippet, path="Shapes.jl") == JULIA.replace("^2\nend\n", "^2\nend\n" + added)
+
+
+RAW_STRINGS = {  # a method returning a multi-line string whose lines stand at column 0, `run`, a new method
+    "Query.kt": (
+        '    fun sql() = """\nSELECT id\nFROM users\n"""\n',
+        "    fun run() = db.exec(sql())\n",
+        '    fun count() = db.exec("SELECT count(*) FROM users")\n',
+    ),
+    "Query.java": (
+        '    String sql() {\n        return """\nSELECT id\nFROM users\n""";\n    }\n',
+        "    int run() {\n        return db.exec(sql());\n    }\n",
+        '    int count() {\n        return db.exec("SELECT count(*) FROM users");\n    }\n',
+    ),
+    "Query.cs": (
+        '    string Sql() => """\nSELECT id\nFROM users\n""";\n',
+        "    int Run() => Db.Exec(Sql());\n",
+        '    int Count() => Db.Exec("SELECT count(*) FROM users");\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("path", RAW_STRINGS)
+def test_lines_of_a_raw_string_belong_to_the_line_that_opens_it(path: str) -> None:
+    """Its lines at column 0 do not end the class (that put the new method inside the string)."""
+    sql, run, added = RAW_STRINGS[path]
+    original = f"class Query {{\n{sql}\n{run}}}\n"
+    snippet = f"class Query {{\n    // ... existing code ...\n\n{run}\n{added}}}\n"
+    assert merged(original, snippet, path=path) == original.replace(run, f"{run}\n{added}")
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
