@@ -12,6 +12,7 @@ step is unsure the result is "ambiguous".
 import re
 import threading
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise, takewhile
@@ -79,6 +80,9 @@ PARTS_PARSE_ALONE = frozenset(
     | {"swift", "css", "php", "markdown"}
 )
 PHP_OPEN = "<?php"
+MARKUP = frozenset({"html", "xml", "vue", "svelte"})
+# an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
+ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # bindings named by their first word (see keys.py)
 
 
@@ -519,6 +523,13 @@ def finish(
         return ambiguous(
             language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
         )
+    twice = declared_twice(merged, source.raw, language)
+    if twice:
+        return ambiguous(
+            language,
+            "moved_or_copied",
+            f"id {twice!r} would be declared twice: the element moved, or copied?",
+        )
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
@@ -598,6 +609,17 @@ def deleted_yet_used(
         if not any(found is not None and found.group() == name.group() for found in declared):
             return key
     return None
+
+
+def declared_twice(merged: str, original: str, language: str) -> str | None:
+    """An element id (`id="save"`, Android's `android:id="@+id/save"`) that the merged markup
+    declares more often than the original: an element shown inside new markup (a wrapper) whose
+    original a marker keeps as well. Ids are unique, so the element moved, or is a copy to rename."""
+    if language not in MARKUP or "id=" not in merged:
+        return None
+    counts = Counter(ELEMENT_ID.findall(merged))
+    counts.subtract(ELEMENT_ID.findall(original))
+    return next((name for name, extra in counts.items() if extra > 0 and name in original), None)
 
 
 def still_commented(

@@ -998,6 +998,23 @@ def test_lines_of_a_raw_string_belong_to_the_line_that_opens_it(path: str) -> No
     assert merged(original, snippet, path=path) == original.replace(run, f"{run}\n{added}")
 
 
+def test_markup_shown_inside_a_new_wrapper_while_a_marker_keeps_it_is_ambiguous() -> None:
+    """The buttons' ids say they moved into the new `<div>` (restyled, so no longer word for word);
+    the marker below keeps the originals too, so the merge would declare each id twice."""
+    original = (
+        '<form>\n  <input id="email">\n  <button id="cancel">Cancel</button>\n'
+        '  <button id="save">Save</button>\n  <p class="hint">Saved drafts stay here.</p>\n</form>\n'
+    )
+    snippet = (
+        '<form>\n  <input id="email">\n  <div class="actions">\n'
+        '    <button id="cancel" class="secondary">Cancel</button>\n'
+        '    <button id="save" class="primary">Save</button>\n  </div>\n  <!-- ... existing code ... -->\n</form>\n'
+    )
+    result = ambiguous(original, snippet, path="form.html")
+    assert result.reasons[0].code == "moved_or_copied"
+    assert "'cancel'" in result.reasons[0].message
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
