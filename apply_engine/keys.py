@@ -22,8 +22,8 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
 DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
     r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
-    r"function|fun|union|message|service)\s+(?:[\w$.]+|`[^`]+`)))"  # Kotlin's fun `a test name`()
-)
+    r"function|fun|union|message|service|contract|library|modifier)\s+(?:[\w$.]+(?:-\w+)*|`[^`]+`)))"
+)  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault
 STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
 FIRST_WORD_END = re.compile(r"[^\w$]")
 NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
@@ -50,6 +50,9 @@ DECLARATION_WORDS = frozenset(
         "union",
         "message",
         "service",
+        "contract",
+        "library",
+        "modifier",
     ]
 )
 # a one-line table row, `{name: "kibibytes", in: "2KiB", want: 2048},`: known by its first field

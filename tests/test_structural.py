@@ -1015,6 +1015,18 @@ def test_markup_shown_inside_a_new_wrapper_while_a_marker_keeps_it_is_ambiguous(
     assert "'cancel'" in result.reasons[0].message
 
 
+def test_a_solidity_contract_is_keyed_by_its_name_so_its_inheritance_list_may_change() -> None:
+    original = (
+        'import {Ownable} from "./Ownable.sol";\n\n/// @title A vault\ncontract Vault is Ownable {\n'
+        "    uint256 public total;\n\n    function deposit(uint256 amount) external {\n        total += amount;\n    }\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n\n/// @title A vault\ncontract Vault is Ownable, Pausable {\n"
+        "    // ... existing code ...\n}\n"
+    )
+    assert merged(original, snippet, path="Vault.sol") == original.replace("Ownable {", "Ownable, Pausable {")
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
