@@ -1027,6 +1027,16 @@ def test_a_solidity_contract_is_keyed_by_its_name_so_its_inheritance_list_may_ch
     assert merged(original, snippet, path="Vault.sol") == original.replace("Ownable {", "Ownable, Pausable {")
 
 
+def test_a_powershell_function_is_keyed_by_its_whole_dashed_name() -> None:
+    original = (
+        "function Get-Config([string]$Path) {\n    Get-Content $Path | ConvertFrom-Json\n}\n\n"
+        "function Get-User([string]$Name) {\n    Get-LocalUser -Name $Name\n}\n"
+    )
+    snippet = "# ... existing code ...\n\nfunction Get-User([string]$Name, [switch]$All) {\n    # ... existing code ...\n}\n"
+    expected = original.replace("Get-User([string]$Name)", "Get-User([string]$Name, [switch]$All)")
+    assert merged(original, snippet, path="users.ps1") == expected
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
