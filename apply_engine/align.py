@@ -203,7 +203,7 @@ class Side:
     normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
     places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
     markers: frozenset[int] = frozenset()  # a snippet's marker lines
-    equations: bool = False  # bindings named by their first word (Haskell, Elm, F#; see keys.py)
+    equations: bool = False  # bindings keyed by their left side (Haskell, Elm, F#; see keys.py)
 
     @property
     def normalized(self) -> list[str]:

@@ -83,7 +83,7 @@ PHP_OPEN = "<?php"
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
-EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # bindings named by their first word (see keys.py)
+EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # bindings keyed by their left side (see keys.py)
 
 
 @dataclass(frozen=True)
@@ -617,9 +617,8 @@ def declared_twice(merged: str, original: str, language: str) -> str | None:
     original a marker keeps as well. Ids are unique, so the element moved, or is a copy to rename."""
     if language not in MARKUP or "id=" not in merged:
         return None
-    counts = Counter(ELEMENT_ID.findall(merged))
-    counts.subtract(ELEMENT_ID.findall(original))
-    return next((name for name, extra in counts.items() if extra > 0 and name in original), None)
+    before, after = Counter(ELEMENT_ID.findall(original)), Counter(ELEMENT_ID.findall(merged))
+    return next((name for name, count in after.items() if count > before[name] > 0), None)
 
 
 def still_commented(
