@@ -221,8 +221,9 @@ def canonical_language(language: str) -> str:
 def editor_language(language_id: str | None) -> str | None:
     """The language an editor names for a document (VS Code's languageId, Neovim's filetype) when
     we know it and it says more than plain text; None leaves it to the path and the content (an
-    untitled buffer is "plaintext" whatever it holds)."""
-    name = (language_id or "").strip().lower()
+    untitled buffer is "plaintext" whatever it holds). Of a compound Neovim filetype
+    (`yaml.ansible`) the first part counts."""
+    name = (language_id or "").strip().lower().split(".")[0]
     name = ALIASES.get(name, name)
     return name if GRAMMARS.get(name) is not None else None
 

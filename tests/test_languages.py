@@ -91,7 +91,8 @@ def test_files_whose_hash_comments_are_not_markdown_headings_are_text_by_name(pa
     ("language_id", "language"),
     [
         ("typescriptreact", "tsx"), ("lua", "lua"), ("sh", "bash"), ("cpp", "cpp"), ("terraform", "hcl"),
-        ("plaintext", None), ("dockerfile", None), ("klingon", None), ("", None), (None, None),
+        ("yaml.ansible", "yaml"), ("plaintext", None), ("dockerfile", None), ("klingon", None), ("", None),
+        (None, None),
     ],
 )  # fmt: skip
 def test_editor_language_ids_name_a_grammar_or_leave_it_to_the_path(
