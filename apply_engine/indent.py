@@ -4,6 +4,7 @@ Columns count a tab as TAB_WIDTH; a unit is "\t" or a run of spaces.
 """
 
 from collections import Counter
+from collections.abc import Container
 
 TAB_WIDTH = 4
 DEFAULT_UNIT = "    "
@@ -45,15 +46,19 @@ def columns(lines: list[str], text: str | None = None) -> list[int]:
     return found
 
 
-def indent_unit(lines: list[str], text: str | None = None) -> str | None:
+def indent_unit(lines: list[str], text: str | None = None, strings: Container[int] = ()) -> str | None:
     """The file's indentation unit, or None when no line is indented. `text` holds all the lines
-    (without a tab in it, the unit is read from the columns alone)."""
+    (without a tab in it, the unit is read from the columns alone); `strings` are lines inside
+    multi-line strings, whose indentation is the text's own (a JSON document in a Java text block)."""
     if text is not None and "\t" not in text:
-        return space_unit(columns(lines[:UNIT_SAMPLE_LINES], text))
+        widths = columns(lines[:UNIT_SAMPLE_LINES], text)
+        return space_unit([-1 if k in strings else width for k, width in enumerate(widths)])
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
-    for line in lines[:UNIT_SAMPLE_LINES]:
+    for k, line in enumerate(lines[:UNIT_SAMPLE_LINES]):
+        if k in strings:
+            continue
         rest = line.lstrip(" \t")
         if not rest or rest.isspace():
             continue

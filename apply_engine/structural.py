@@ -48,6 +48,7 @@ from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span
 from apply_engine.structural_outline import (
     ACCESS_LABEL,
     CONTINUATION,
+    CONTINUED,
     INI_SECTION,
     MARKDOWN_HEADING,
     PURE_CLOSER,
@@ -280,6 +281,11 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
     return table_columns(lines, found, INI_SECTION) if language == "text" else found
 
 
+def in_strings(columns: list[int]) -> frozenset[int]:
+    """The lines that columns_of() found inside multi-line strings."""
+    return frozenset(k for k, at in enumerate(columns) if at == CONTINUED)
+
+
 def marker_columns(lines: list[str], columns: list[int], markers: set[int], step: int) -> list[int]:
     """Markers written less indented than the block they stand in (`// ... existing code ...` at
     column 0 inside a class): one right below a block's first line, above deeper code, stands in
@@ -319,8 +325,8 @@ def plan_lines(
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
-    snippet_unit = indent_unit(edit.lines, edit.raw) or original.unit or DEFAULT_UNIT
     s_columns = columns_of(edit.lines, language, edit.raw)
+    snippet_unit = indent_unit(edit.lines, edit.raw, in_strings(s_columns)) or original.unit or DEFAULT_UNIT
     if language != "markdown":
         s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"))
     s_tree = outline(
@@ -385,7 +391,8 @@ def analyse(raw: str, language: str) -> Analysis:
     columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set(), language=language)
     side = Side(source.lines, equations=language in EQUATIONS)
-    return Analysis(source, columns, tree, indent_unit(source.lines, source.raw), side)
+    unit = indent_unit(source.lines, source.raw, in_strings(columns))
+    return Analysis(source, columns, tree, unit, side)
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:

@@ -1037,6 +1037,21 @@ def test_a_powershell_function_is_keyed_by_its_whole_dashed_name() -> None:
     assert merged(original, snippet, path="users.ps1") == expected
 
 
+def test_a_text_block_indented_by_twos_does_not_set_the_snippets_indent_unit() -> None:
+    """The snippet's JSON steps by 2 spaces as often as its code by 4: the unit is the code's."""
+    json = (
+        '        String json = """\n            {\n              "order": {\n                "lines": [\n'
+        '                  {"qty": 2}\n                ]\n              }\n            }\n            """;\n'
+    )
+    test = f"    @Test\n    void parses() {{\n{json}        assertThat(parse(json).qty()).isEqualTo(2);\n    }}\n"
+    original = (
+        f'class OrderTest {{\n{test}\n    @Test\n    void rejects() {{\n        parse("");\n    }}\n}}\n'
+    )
+    edited = test.replace('{"qty": 2}', '{"qty": 3}').replace("isEqualTo(2)", "isEqualTo(3)")
+    snippet = f"    // ... existing code ...\n{edited}\n    // ... existing code ...\n"
+    assert merged(original, snippet, path="OrderTest.java") == original.replace(test, edited)
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
