@@ -203,7 +203,7 @@ class Side:
     normalized_lines: list[str] | None = None  # by line, "" for a blank one; made on first use
     places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
     markers: frozenset[int] = frozenset()  # a snippet's marker lines
-    equations: bool = False  # bindings keyed by their left side (Haskell, Elm, F#; see keys.py)
+    language: str = ""  # for the keys of a few languages (see keys.signature_key)
 
     @property
     def normalized(self) -> list[str]:
@@ -238,8 +238,9 @@ class Side:
                 line = f"{line} {self.lines[item.end - 1].strip()}"
             elif line.rstrip().endswith("(") and item.children:  # `add_argument(` / `"year",`
                 first = self.lines[item.children[0].header].strip()
-                line = line.rstrip() + first if first.startswith(("'", '"', "`")) else line
-            cached = self.keys[item.header] = signature_key(elided_body(line) or line, self.equations)
+                named = first.startswith(("'", '"', "`")) or self.language == "cmake"  # `fmt` in CMake
+                line = line.rstrip() + first if named else line
+            cached = self.keys[item.header] = signature_key(elided_body(line) or line, self.language)
         return cached
 
     def is_comment(self, item: Item) -> bool:

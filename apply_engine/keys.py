@@ -76,6 +76,10 @@ NAME_LIST = re.compile(r"^(?:[\w$]+\s+)+\**([\w$]+)(?:\s*,\s*\**[\w$]+)+\s*;$")
 EQUATION = re.compile(r"^(([a-z_][\w']*)(?:\s+[^=:|]*?)?)\s*(::?|=(?!=)|\|)")
 LET_BINDING = re.compile(r"^(?:let|and)(?:\s+(?:rec|inline|private|internal|public|mutable))*\s+([\w']+)")
 MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(?:[\w']+\.)?([\w']+)")
+EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQUATION and LET_BINDING
+# a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
+# `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
+CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
 EQUATION_KEYWORDS = frozenset({
     "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",
     "if", "then", "else", "do", "deriving", "infix", "infixl", "infixr", "port", "exposing", "open",
@@ -131,16 +135,17 @@ def normalize(line: str) -> str:
     return " ".join(line.split())
 
 
-def signature_key(line: str, equations: bool = False) -> str:
+def signature_key(line: str, language: str = "") -> str:
     """`def foo(a):` -> `def foo`; `"name": 1,` -> `"name"`; control-flow lines stay whole.
-    With `equations` (Haskell, Elm, F#): `area r = ...` -> `area r =`, `let rec area r =` -> `let area`.
+    In Haskell, Elm and F#: `area r = ...` -> `area r =`, `let rec area r =` -> `let area`; in
+    CMake `set(FLAGS -O2)` -> `set(FLAGS`.
 
     Each pattern runs only when the text has what its match needs (a keyword word, `=` or `:`, a
     final `;`, a `(`), so a plain line costs a few substring tests."""
     text = normalize(line)
     if not text:
         return text
-    if equations:
+    if language in EQUATIONS:
         for kind, pattern in (("let", LET_BINDING), ("member", MEMBER)):
             found = pattern.match(text)
             if found:
@@ -150,6 +155,10 @@ def signature_key(line: str, equations: bool = False) -> str:
             left, _, separator = found.groups()
             return f"{left} {'=' if separator == '|' else separator}"  # a guard: one more equation
     first = FIRST_WORD_END.split(text, maxsplit=1)[0]
+    if language == "cmake" and first not in CONTROL:
+        found = CMAKE_COMMAND.match(text)
+        if found:
+            return found.group(1)
     if first == "await":  # `await db.execute(...)` is keyed as its call
         return "await " + (call_key(text[6:]) or text[6:])
     if first in CONTROL:

@@ -84,7 +84,6 @@ PHP_OPEN = "<?php"
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
-EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # bindings keyed by their left side (see keys.py)
 
 
 @dataclass(frozen=True)
@@ -342,7 +341,7 @@ def plan_lines(
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     aligner = Aligner(
         original.side,
-        Side(edit.lines, markers=frozenset(markers), equations=language in EQUATIONS),
+        Side(edit.lines, markers=frozenset(markers), language=language),
         units,
         rewrite,
         prose=language == "markdown",
@@ -390,7 +389,7 @@ def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set(), language=language)
-    side = Side(source.lines, equations=language in EQUATIONS)
+    side = Side(source.lines, language=language)
     unit = indent_unit(source.lines, source.raw, in_strings(columns))
     return Analysis(source, columns, tree, unit, side)
 

@@ -1052,6 +1052,18 @@ def test_a_text_block_indented_by_twos_does_not_set_the_snippets_indent_unit() -
     assert merged(original, snippet, path="OrderTest.java") == original.replace(test, edited)
 
 
+def test_a_cmake_command_is_keyed_by_its_first_argument() -> None:
+    """A new `FetchContent_Declare(` is no edit of the elided one below it, which declares another
+    package; the one declaring `fmt` is edited."""
+    declare = "FetchContent_Declare(\n  {name}\n  GIT_REPOSITORY https://example.com/{name}.git\n  GIT_TAG {tag}\n)\n"
+    fmt, catch2 = declare.format(name="fmt", tag="10.1.1"), declare.format(name="Catch2", tag="v3.4.0")
+    original = f"include(FetchContent)\n\n{fmt}{catch2}FetchContent_MakeAvailable(fmt)\n"
+    new_fmt, spdlog = declare.format(name="fmt", tag="10.2.1"), declare.format(name="spdlog", tag="v1.13.0")
+    snippet = f"# ... existing code ...\n\n{new_fmt}{spdlog}# ... existing code ...\nFetchContent_MakeAvailable(fmt spdlog)\n"
+    expected = f"include(FetchContent)\n\n{new_fmt}{spdlog}{catch2}FetchContent_MakeAvailable(fmt spdlog)\n"
+    assert merged(original, snippet, path="CMakeLists.txt") == expected
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
