@@ -204,6 +204,15 @@ class Side:
     places: dict[str, list[int]] | None = None  # where each normalised line stands; made on first use
     markers: frozenset[int] = frozenset()  # a snippet's marker lines
     language: str = ""  # for the keys of a few languages (see keys.signature_key)
+    strings: frozenset[int] = frozenset()  # lines inside multi-line strings
+
+    def string_opener(self, k: int) -> int:
+        """The line that opens the multi-line string line k stands in; k itself outside one."""
+        if k not in self.strings:
+            return k
+        while k > 0 and (k in self.strings or not self.lines[k].strip()):
+            k -= 1
+        return k
 
     @property
     def normalized(self) -> list[str]:
@@ -493,8 +502,10 @@ class Aligner:
         return ops
 
     def mapping(self, s_item: Item, o_item: Item) -> Reindent:
-        s_ws = leading(self.snippet.lines[s_item.header])
-        o_ws = leading(self.original.lines[o_item.header])
+        """From the snippet item's indentation to the original's; a line inside a multi-line string
+        moves with the line that opens the string (its own indentation is the string's text)."""
+        s_ws = leading(self.snippet.lines[self.snippet.string_opener(s_item.header)])
+        o_ws = leading(self.original.lines[self.original.string_opener(o_item.header)])
         return Reindent(s_ws, o_ws, self.snippet_unit, self.original_unit)
 
     # 1. matching ---------------------------------------------------------------------------

@@ -138,7 +138,7 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     if not "".join(edit.lines).strip():
         return ambiguous(language, "empty_snippet", "the snippet is empty")
     edit = without_path_comment(edit, source, language)
-    markers = find_markers(edit.lines, source.lines, language, source.raw)
+    markers = find_markers(edit.lines, source.lines, language, source.raw, analysis.columns)
     if not source.lines or not "".join(source.lines).strip():
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
@@ -207,11 +207,16 @@ EMBEDDED_COMMENTS = ("#", "//", "--", ";", "%")  # SQL, shell, Lisp, TeX... in a
 
 
 def find_markers(
-    snippet_lines: list[str], original_lines: list[str], language: str, original_text: str
+    snippet_lines: list[str],
+    original_lines: list[str],
+    language: str,
+    original_text: str,
+    original_columns: list[int],
 ) -> set[int]:
     """Snippet lines that stand for elided code. A marker-shaped line is content when the original
-    (`original_lines`, joined in `original_text`) has it at that place: next to the same
-    neighbouring line as in the snippet."""
+    (`original_lines`, joined in `original_text`, with their columns_of()) has it at that place:
+    next to the same neighbouring line as in the snippet; or inside a multi-line string, as in the
+    snippet (`# ... one line per row ...` in a docstring's example, its neighbours edited)."""
     comments, block = marker_comments(language)
     candidates = {k for k, line in enumerate(snippet_lines) if is_marker(line, comments, block)}
     if not candidates:
@@ -222,11 +227,20 @@ def find_markers(
         for j, line in enumerate(original_lines):
             if line.strip() in wanted:
                 places.setdefault(line.strip(), []).append(j)
-    return {
+    markers = {
         k
         for k in candidates
         if not stands_there(k, snippet_lines, places.get(snippet_lines[k].strip(), []), original_lines)
     }
+    in_text = [
+        k
+        for k in markers
+        if any(original_columns[j] == CONTINUED for j in places.get(snippet_lines[k].strip(), []))
+    ]
+    if in_text:
+        snippet_columns = columns_of(snippet_lines, language, "\n".join(snippet_lines))
+        markers -= {k for k in in_text if snippet_columns[k] == CONTINUED}
+    return markers
 
 
 def stands_there(k: int, snippet_lines: list[str], places: list[int], original_lines: list[str]) -> bool:
@@ -325,7 +339,8 @@ def plan_lines(
     original's top level tries 3 first."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
     s_columns = columns_of(edit.lines, language, edit.raw)
-    snippet_unit = indent_unit(edit.lines, edit.raw, in_strings(s_columns)) or original.unit or DEFAULT_UNIT
+    s_strings = in_strings(s_columns)
+    snippet_unit = indent_unit(edit.lines, edit.raw, s_strings) or original.unit or DEFAULT_UNIT
     if language != "markdown":
         s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"))
     s_tree = outline(
@@ -341,7 +356,7 @@ def plan_lines(
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     aligner = Aligner(
         original.side,
-        Side(edit.lines, markers=frozenset(markers), language=language),
+        Side(edit.lines, markers=frozenset(markers), language=language, strings=s_strings),
         units,
         rewrite,
         prose=language == "markdown",
@@ -389,9 +404,9 @@ def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
     columns = columns_of(source.lines, language, source.raw)
     tree = outline(source.lines, columns, set(), language=language)
-    side = Side(source.lines, language=language)
-    unit = indent_unit(source.lines, source.raw, in_strings(columns))
-    return Analysis(source, columns, tree, unit, side)
+    strings = in_strings(columns)
+    side = Side(source.lines, language=language, strings=strings)
+    return Analysis(source, columns, tree, indent_unit(source.lines, source.raw, strings), side)
 
 
 def at_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:

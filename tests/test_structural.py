@@ -1064,6 +1064,21 @@ def test_a_cmake_command_is_keyed_by_its_first_argument() -> None:
     assert merged(original, snippet, path="CMakeLists.txt") == expected
 
 
+def test_a_docstring_example_keeps_its_text_its_marker_shaped_line_and_indentation() -> None:
+    """Inside a docstring, `# ... one line per row ...` (the original's own line) is text, not a
+    marker, though both its neighbours are edited; an edited line keeps its own indentation."""
+    doc = (
+        '    """Render a table.\n\n    Example::\n\n        id  | name\n        1   | Ada\n'
+        '        # ... one line per row ...\n\n    Cells are left-aligned.\n    """\n'
+    )
+    original = f"def render(rows):\n{doc}    return format_rows(rows)\n\n\ndef other():\n    return 1\n"
+    edited = doc.replace("        1   | Ada", "          1 | Ada").replace(
+        "left-aligned.", "aligned by kind."
+    )
+    snippet = f"def render(rows):\n{edited}    return format_rows(rows)\n\n\n# ... existing code ...\n"
+    assert merged(original, snippet, path="table.py") == original.replace(doc, edited)
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
