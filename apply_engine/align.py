@@ -206,13 +206,14 @@ class Side:
     language: str = ""  # for the keys of a few languages (see keys.signature_key)
     strings: frozenset[int] = frozenset()  # lines inside multi-line strings
 
-    def string_opener(self, k: int) -> int:
-        """The line that opens the multi-line string line k stands in; k itself outside one."""
+    def string_opener(self, k: int) -> int | None:
+        """The line that opens the multi-line string line k stands in; k itself outside one; None
+        when a marker above elides the opening."""
         if k not in self.strings:
             return k
         while k > 0 and (k in self.strings or not self.lines[k].strip()):
             k -= 1
-        return k
+        return None if k in self.markers else k
 
     @property
     def normalized(self) -> list[str]:
@@ -503,9 +504,16 @@ class Aligner:
 
     def mapping(self, s_item: Item, o_item: Item) -> Reindent:
         """From the snippet item's indentation to the original's; a line inside a multi-line string
-        moves with the line that opens the string (its own indentation is the string's text)."""
-        s_ws = leading(self.snippet.lines[self.snippet.string_opener(s_item.header)])
-        o_ws = leading(self.original.lines[self.original.string_opener(o_item.header)])
+        moves with the line that opens it (its own indentation is the string's text), and stays as
+        shown where the snippet elides that line."""
+        s_opener, o_opener = (
+            self.snippet.string_opener(s_item.header),
+            self.original.string_opener(o_item.header),
+        )
+        if s_opener is None or o_opener is None:
+            shown = leading(self.snippet.lines[s_item.header])
+            return Reindent(shown, shown, self.snippet_unit, self.snippet_unit)
+        s_ws, o_ws = leading(self.snippet.lines[s_opener]), leading(self.original.lines[o_opener])
         return Reindent(s_ws, o_ws, self.snippet_unit, self.original_unit)
 
     # 1. matching ---------------------------------------------------------------------------

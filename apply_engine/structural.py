@@ -13,6 +13,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise, takewhile
@@ -278,9 +279,12 @@ def find_removals(
     return frozenset(k for k in found if snippet_lines[k].strip() not in present)
 
 
-def columns_of(lines: list[str], language: str, text: str | None = None) -> list[int]:
-    """Each line's (virtual) indentation column; `text` holds all the lines."""
-    found = string_columns(lines, columns(lines, text), language)
+def columns_of(
+    lines: list[str], language: str, text: str | None = None, resumed: Sequence[int] = ()
+) -> list[int]:
+    """Each line's (virtual) indentation column; `text` holds all the lines; `resumed`: lines
+    that resume a multi-line string (see string_columns)."""
+    found = string_columns(lines, columns(lines, text), language, resumed)
     if text is None or "switch" in text or "select" in text:
         found = case_columns(lines, found)
     if language == "markdown":
@@ -292,6 +296,21 @@ def columns_of(lines: list[str], language: str, text: str | None = None) -> list
     if language == "cpp":
         return label_columns(lines, found)
     return table_columns(lines, found, INI_SECTION) if language == "text" else found
+
+
+def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -> list[int]:
+    """Snippet lines that resume a multi-line string of the original, its opening elided by a
+    marker: the first line shown after a marker (or first of all) that the original has inside its
+    strings only (` ORDER BY id`, `\"\"\".trimIndent()`; not a lone `\"\"\"`, which opens one too)."""
+    strings = original.side.strings
+    if not strings:
+        return []
+    o_lines = original.source.lines
+    inside = {o_lines[j].strip() for j in strings}
+    outside = {line.strip() for j, line in enumerate(o_lines) if j not in strings}
+    shown = [k for k, line in enumerate(lines) if line.strip()]
+    firsts = [k for n, k in enumerate(shown) if k not in markers and (n == 0 or shown[n - 1] in markers)]
+    return [k for k in firsts if lines[k].strip() in inside and lines[k].strip() not in outside]
 
 
 def in_strings(columns: list[int]) -> frozenset[int]:
@@ -338,7 +357,7 @@ def plan_lines(
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
     original's top level tries 3 first."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
-    s_columns = columns_of(edit.lines, language, edit.raw)
+    s_columns = columns_of(edit.lines, language, edit.raw, resumed_strings(edit.lines, markers, original))
     s_strings = in_strings(s_columns)
     snippet_unit = indent_unit(edit.lines, edit.raw, s_strings) or original.unit or DEFAULT_UNIT
     if language != "markdown":

@@ -11,7 +11,8 @@ closer line at its own indent (`}`, `end`, `</div>`). Continuation lines at the 
 import re
 import threading
 from bisect import bisect_right
-from itertools import accumulate
+from collections.abc import Sequence
+from itertools import accumulate, pairwise
 
 CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|elseif|except|finally|rescue|ensure|catch|when)\b)"
@@ -213,6 +214,7 @@ def directive_columns(lines: list[str], columns: list[int]) -> list[int]:
 
 CONTINUED = 1 << 20  # virtual indent of lines inside a multi-line string: part of the line above
 TRIPLE = ('"""', "'''")
+BACKTICK_STRINGS = frozenset({"javascript", "typescript", "tsx"})  # template literals
 LONG_STRINGS = {
     "python": re.compile(
         r"#[^\n]*|\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
@@ -259,27 +261,47 @@ def heredoc_columns(lines: list[str], columns: list[int]) -> list[int]:
     return virtual
 
 
-def string_columns(lines: list[str], columns: list[int], language: str) -> list[int]:
+def string_columns(
+    lines: list[str], columns: list[int], language: str, resumed: Sequence[int] = ()
+) -> list[int]:
     """Lines inside a multi-line string (docstring, template literal, heredoc) continue the line it
-    opens on."""
+    opens on. A snippet may resume a string whose opening a marker elides: from each line in
+    `resumed` up to the string's closing delimiter, the lines are inside it too."""
     if language == "bash":
         return heredoc_columns(lines, columns)
     pattern = LONG_STRINGS.get(language)
     if pattern is None:
         return columns
     text = "\n".join(lines)
-    if not any(quote in text for quote in (*TRIPLE, "`")):
+    delimiters = ("`",) if language in BACKTICK_STRINGS else TRIPLE
+    if not any(quote in text for quote in delimiters):
         return columns
-    starts: list[int] = []  # where each line starts in text, made at the first multi-line token
+    if resumed:  # not where the string shown above the marker is still open (a docstring's marker)
+        plain = string_columns(lines, columns, language)
+        resumed = [k for k in resumed if plain[k] != CONTINUED]
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
     virtual = list(columns)
-    for found in pattern.finditer(text):
-        token = found.group()
-        if not token.startswith((*TRIPLE, "`")) or "\n" not in token:
-            continue
-        starts = starts or list(accumulate((len(line) + 1 for line in lines), initial=0))
-        first, last = bisect_right(starts, found.start()) - 1, bisect_right(starts, found.end() - 1) - 1
-        for k in range(first + 1, last + 1):
+
+    def inside(first: int, last: int) -> None:
+        for k in range(first, last + 1):
             virtual[k] = CONTINUED if columns[k] >= 0 else -1
+
+    pieces = [0, *sorted(resumed), len(lines)]  # each scanned alone; a resumed one opens in a string
+    for lo, hi in pairwise(pieces):
+        position, end = starts[lo], starts[hi] - 1
+        if lo in resumed:
+            closers = [at for at in (text.find(quote, position, end) for quote in delimiters) if at >= 0]
+            if not closers:
+                continue
+            closer = min(closers)
+            inside(lo, bisect_right(starts, closer) - 1)
+            position = closer + len(next(quote for quote in delimiters if text.startswith(quote, closer)))
+        for found in pattern.finditer(text, position, end):
+            token = found.group()
+            if not token.startswith(delimiters) or "\n" not in token:
+                continue
+            first, last = bisect_right(starts, found.start()) - 1, bisect_right(starts, found.end() - 1) - 1
+            inside(first + 1, last)
     return virtual
 
 

@@ -1079,6 +1079,24 @@ def test_a_docstring_example_keeps_its_text_its_marker_shaped_line_and_indentati
     assert merged(original, snippet, path="table.py") == original.replace(doc, edited)
 
 
+def test_a_snippet_may_resume_a_template_literal_whose_opening_a_marker_elides() -> None:
+    """The first line after the marker ends the second handler's template (the original has it
+    inside that template only), so its backtick closes a string: read as opening one, it ran to the
+    next backtick, swallowing the new line's code, and the lines left matched both handlers."""
+    handler = (
+        'router.get("/{name}", (req, res) => {{\n  const html = page(\n    `<h1>{name}</h1>\n'
+        '    <a href="/{name}.pdf">PDF</a>`\n  );\n  res.send(html);\n}});\n\n'
+    )
+    original = handler.format(name="a") + handler.format(name="b") + "module.exports = router;\n"
+    added = '  res.set("ETag", `"${req.params.id}"`);\n'
+    snippet = (
+        f'// ... existing code ...\n    <a href="/b.pdf">PDF</a>`\n  );\n{added}'
+        "  res.send(html);\n});\n\nmodule.exports = router;\n"
+    )
+    edited = handler.format(name="b").replace("  res.send", f"{added}  res.send")
+    assert merged(original, snippet, path="routes.js") == original.replace(handler.format(name="b"), edited)
+
+
 def test_an_overload_is_anchored_by_its_whole_signature() -> None:
     original = (
         "class Pricing {\n    int total(Order o) {\n        int sum = sum(o);\n        return sum;\n    }\n\n"
