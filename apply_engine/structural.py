@@ -301,7 +301,8 @@ def columns_of(
 def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -> list[int]:
     """Snippet lines that resume a multi-line string of the original, its opening elided by a
     marker: the first line shown after a marker (or first of all) that the original has inside its
-    strings only (` ORDER BY id`, `\"\"\".trimIndent()`; not a lone `\"\"\"`, which opens one too)."""
+    strings only (` ORDER BY id`, the line closing a Kotlin raw string; not a bare triple quote,
+    which opens strings too)."""
     strings = original.side.strings
     if not strings:
         return []
