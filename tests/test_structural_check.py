@@ -37,7 +37,7 @@ def plan_ops(original: str, snippet: str, language: str) -> list:
 
     analysis = analyse(original, language)
     edit = Source.read(snippet)
-    markers = find_markers(edit.lines, analysis.source.lines, language, original)
+    markers = find_markers(edit.lines, analysis.source.lines, language, original, analysis.columns)
     ops, _ = plan_lines(analysis, edit, markers, language)
     assert ops is not None
     return ops
