@@ -286,7 +286,7 @@ def string_columns(
         for k in range(first, last + 1):
             virtual[k] = CONTINUED if columns[k] >= 0 else -1
 
-    pieces = [0, *sorted(resumed), len(lines)]  # each scanned alone; a resumed one opens in a string
+    pieces = sorted({0, *resumed, len(lines)})  # each scanned alone; a resumed one opens in a string
     for lo, hi in pairwise(pieces):
         position, end = starts[lo], starts[hi] - 1
         if lo in resumed:
