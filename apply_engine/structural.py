@@ -31,6 +31,7 @@ from apply_engine.align import (
     Op,
     Side,
     has_marker,
+    letters,
     lineage,
     whole_word,
 )
@@ -82,6 +83,7 @@ PARTS_PARSE_ALONE = frozenset(
     | {"swift", "css", "php", "markdown"}
 )
 PHP_OPEN = "<?php"
+MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
@@ -143,11 +145,11 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     if not source.lines or not "".join(source.lines).strip():
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
-        return finish(language, source, edit, [Insert(0, len(edit.lines), identity())], markers, [])
+        return finish(language, analysis, edit, [Insert(0, len(edit.lines), identity())], markers)
     ops, reasons = plan_lines(analysis, edit, markers, language)
     if ops is None:
         return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
-    return finish(language, source, edit, ops, markers, analysis.tree)
+    return finish(language, analysis, edit, ops, markers)
 
 
 def nonblank(lines: list[str]) -> int:
@@ -534,10 +536,10 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
 
 
 def finish(
-    language: str, source: Source, edit: Source, ops: list[Op], markers: set[int], tree: list[Item]
+    language: str, original: "Analysis", edit: Source, ops: list[Op], markers: set[int]
 ) -> MergeResult:
-    """4. render the plan; 5. check it (marker text, new parse errors). `tree`: the original's
-    top-level items."""
+    """4. render the plan; 5. check it (marker text, new parse errors)."""
+    source, tree = original.source, original.tree
     plan = SpanWriter(source, edit).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
@@ -563,6 +565,13 @@ def finish(
     if used:
         return ambiguous(
             language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
+        )
+    repeated = repeated_after_marker(ops, original.side, edit, markers)
+    if repeated:
+        return ambiguous(
+            language,
+            "unanchored_insertion",
+            f"{repeated!r}, shown after a marker, would stand twice: as new code and as the original",
         )
     twice = declared_twice(merged, source.raw, language)
     if twice:
@@ -649,6 +658,24 @@ def deleted_yet_used(
         declared = (DECLARED_NAME.search(signature_key(normalize(line))) for line in merged.splitlines())
         if not any(found is not None and found.group() == name.group() for found in declared):
             return key
+    return None
+
+
+def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: set[int]) -> str | None:
+    """The first line of new code right after a marker, when the original has it once and the plan
+    copies it too: shown to anchor what follows (a list's last entry, a block's tail), yet written
+    as new code beside its original."""
+    copied = [op for op in ops if isinstance(op, Copy)]
+    for op in ops:
+        if not isinstance(op, Insert):
+            continue
+        first = next((k for k in range(op.start, op.end) if edit.lines[k].strip()), None)
+        above = next((k for k in range(op.start - 1, -1, -1) if edit.lines[k].strip()), None)
+        if first is None or above not in markers or letters(edit.lines[first]) < MIN_ANCHOR_LETTERS:
+            continue
+        at = original.where(normalize(edit.lines[first]))
+        if len(at) == 1 and any(copy.start <= at[0] < copy.end for copy in copied):
+            return edit.lines[first].strip()
     return None
 
 

@@ -3832,3 +3832,20 @@ def test_a_string_resumed_at_the_first_line_is_read_from_there() -> None:
     assert inside == [0, 1, 4, 5]
     plain = [k for k, at in enumerate(string_columns(lines, columns(lines), "python")) if at == CONTINUED]
     assert plain == [2, 3]
+
+
+def test_a_line_shown_after_a_marker_is_not_written_again_beside_its_original() -> None:
+    """The route entry below the second marker is the tail of `routes`, shown to anchor the new
+    `:put` line; a plan that writes it as new code at the end of the file, its original copied too,
+    is refused (as text there is no parse check to catch it)."""
+    original = (
+        "(ns a)\n\n(defn create\n  [x]\n  (-> (resp x)\n      (status 201)))\n\n(defn delete\n  [x]\n  (del x))\n\n"
+        '(defn routes\n  []\n  [["/items" {:get list-items}]\n   ["/items/:id" {:get get-item\n'
+        "                  :delete delete-item}]])\n"
+    )
+    snippet = (
+        ";; ... existing code ...\n      (status 201)))\n\n(defn update\n  [x]\n  (upd x))\n\n;; ... existing code ...\n\n"
+        '   ["/items/:id" {:get get-item\n                  :put update-item\n                  :delete delete-item}]])\n'
+    )
+    result = ambiguous(original, snippet, language="text")
+    assert result.reasons[0].code == "unanchored_insertion"
