@@ -305,15 +305,13 @@ def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -
     marker: the first line shown after a marker (or first of all) that the original has inside its
     strings only (` ORDER BY id`, the line closing a Kotlin raw string; not a bare triple quote,
     which opens strings too)."""
-    strings = original.side.strings
-    if not strings:
+    side = original.side
+    if not side.strings:
         return []
-    o_lines = original.source.lines
-    inside = {o_lines[j].strip() for j in strings}
-    outside = {line.strip() for j, line in enumerate(o_lines) if j not in strings}
     shown = [k for k, line in enumerate(lines) if line.strip()]
     firsts = [k for n, k in enumerate(shown) if k not in markers and (n == 0 or shown[n - 1] in markers)]
-    return [k for k in firsts if lines[k].strip() in inside and lines[k].strip() not in outside]
+    places = {k: side.where(normalize(lines[k])) for k in firsts}  # the Side's cached index, no new one
+    return [k for k in firsts if places[k] and all(j in side.strings for j in places[k])]
 
 
 def in_strings(columns: list[int]) -> frozenset[int]:

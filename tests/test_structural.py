@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from apply_engine.errors import InputError
+from apply_engine.indent import columns
 from apply_engine.schemas import MergeResult, render_plan
 from apply_engine.structural import merge
+from apply_engine.structural_outline import CONTINUED, string_columns
 
 SHAPES = """import math
 
@@ -3822,9 +3824,6 @@ def test_a_header_shown_alone_above_a_marker_as_deep_as_it_keeps_its_body() -> N
 def test_a_string_resumed_at_the_first_line_is_read_from_there() -> None:
     """A snippet may start inside a string (the first line resumed): its closer closes it, and the
     next string opens where its opener stands; read plainly, the parity is the other way round."""
-    from apply_engine.indent import columns
-    from apply_engine.structural_outline import CONTINUED, string_columns
-
     lines = ["SELECT 1", '""".strip()', "x = 1", 'y = """', "a", '"""']
     inside = [
         k for k, at in enumerate(string_columns(lines, columns(lines), "python", [0])) if at == CONTINUED
