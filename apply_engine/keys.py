@@ -24,6 +24,8 @@ DECLARATION = re.compile(  # the key leaves out modifiers: `export async functio
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
     r"function|fun|union|message|service|contract|library|modifier)\s+(?:[\w$.]+(?:-\w+)*|`[^`]+`)))"
 )  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault
+# a method declared with an expression body, up to its name: `public static List<(int A, int B)> Pairs`
+EXPRESSION_MEMBER = re.compile(r"^(?:[\w$.]+(?:<.*>)?(?:\[\])*\??\s+)+[\w$]+$")
 STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
 FIRST_WORD_END = re.compile(r"[^\w$]")
 NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
@@ -206,6 +208,9 @@ def signature_key(line: str, language: str = "") -> str:
     if " =>" in text:
         pattern = text.partition(" =>")[0]
         if balanced(pattern):
+            member = call_key(pattern)
+            if member and EXPRESSION_MEMBER.match(member) and CONTROL.isdisjoint(member.split(" ")):
+                return member  # C#'s `public int Total(Order o) =>`: a method, known by its name
             return pattern  # a match arm by its whole pattern: `Some(0) =>` is no `Some(n) =>`
     return call_key(text) or text
 

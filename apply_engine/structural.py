@@ -86,6 +86,9 @@ PHP_OPEN = "<?php"
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
+STRING_FIRST = re.compile(
+    r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]"
+)  # `$\"\"\"`, `r\"\"\"`, a template's backtick
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 
 
@@ -146,6 +149,13 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
         return finish(language, analysis, edit, [Insert(0, len(edit.lines), identity())], markers)
+    heads = string_heads(edit.lines, markers, analysis)
+    if heads:
+        whole = StringHeads(heads, edit.lines, source.lines)
+        ops, _ = plan_lines(analysis, whole.edit, whole.markers(markers), language)
+        ops = ops and whole.unfilled(ops)
+        if ops:
+            return finish(language, analysis, edit, ops, markers)
     ops, reasons = plan_lines(analysis, edit, markers, language)
     if ops is None:
         return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
@@ -314,6 +324,72 @@ def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -
     return [k for k in firsts if places[k] and all(j in side.strings for j in places[k])]
 
 
+def string_heads(lines: list[str], markers: set[int], original: "Analysis") -> dict[int, tuple[int, int]]:
+    """Snippet lines that resume a multi-line string of the original at one place, word for word:
+    {k: (start, end)}, original lines [start, end) being the string's opening line and the lines
+    of it that the snippet elides (see StringHeads)."""
+    heads = {}
+    for k in resumed_strings(lines, markers, original):
+        places = original.side.where(normalize(lines[k]))
+        if len(places) == 1 and original.source.lines[places[0]] == lines[k]:
+            opener = original.side.string_opener(places[0])
+            if opener is not None and opener < places[0]:
+                heads[k] = (statement_start(original.source.lines, opener), places[0])
+    return heads
+
+
+def statement_start(lines: list[str], opener: int) -> int:
+    """The line that starts the statement whose string opens on line `opener`: that line, unless
+    the string stands first on it (`$\"\"\"` below `Header() =>`, `\"\"\"` below `query = (`, a
+    docstring below its `def`): then the nearest line above less indented."""
+    if not STRING_FIRST.match(lines[opener]):
+        return opener
+    depth = column(lines[opener])
+    return next((k for k in range(opener - 1, -1, -1) if 0 <= column(lines[k]) < depth), opener)
+
+
+class StringHeads:
+    """The snippet with the elided heads of the strings it resumes put back (`string_heads`), so
+    that it reads as a whole statement: `val FAILED = \"\"\"` and the lines down to the shown
+    `// see runbook` line, above it, then `\"\"\".trimIndent()` closing the string."""
+
+    def __init__(self, heads: dict[int, tuple[int, int]], lines: list[str], original: list[str]) -> None:
+        self.heads = heads
+        self.filled: list[int | tuple[int]] = []  # a snippet line k, or (j,): original line j
+        for k in range(len(lines)):
+            start, end = heads.get(k, (0, 0))
+            self.filled += [(j,) for j in range(start, end)]
+            self.filled.append(k)
+        text = [original[at[0]] if isinstance(at, tuple) else lines[at] for at in self.filled]
+        self.edit = Source.read("\n".join(text) + "\n")
+
+    def markers(self, markers: set[int]) -> set[int]:
+        return {n for n, at in enumerate(self.filled) if at in markers}
+
+    def unfilled(self, ops: list[Op]) -> list[Op] | None:
+        """The plan over the filled snippet as a plan over the snippet given: a put-back line
+        written as is is the original's line copied; re-indented, there is no such plan (None)."""
+        found: list[Op] = []
+        for op in ops:
+            if isinstance(op, Copy):
+                found.append(op)
+                continue
+            for n in range(op.start, op.end):
+                at, last = self.filled[n], found[-1] if found else None
+                if isinstance(at, tuple):
+                    if op.reindent.apply(self.edit.lines[n]) != self.edit.lines[n]:
+                        return None
+                    if isinstance(last, Copy) and not last.indent and last.end == at[0]:
+                        found[-1] = Copy(last.start, at[0] + 1)
+                    else:
+                        found.append(Copy(at[0], at[0] + 1))
+                elif isinstance(last, Insert) and last.end == at and last.reindent is op.reindent:
+                    found[-1] = Insert(last.start, at + 1, op.reindent)
+                else:
+                    found.append(Insert(at, at + 1, op.reindent))
+        return found
+
+
 def in_strings(columns: list[int]) -> frozenset[int]:
     """The lines that columns_of() found inside multi-line strings."""
     return frozenset(k for k, at in enumerate(columns) if at == CONTINUED)
@@ -384,7 +460,7 @@ def plan_lines(
     attempts = [at_top, inside_container]
     shown = [k for k, item in enumerate(s_tree) if not item.marker]
     if shown and s_columns[s_tree[shown[0]].header] > max(o_columns[item.header] for item in o_tree):
-        attempts = [fragment_then_top, tail_then_code, inside_container, at_top]
+        attempts = [fragment_then_top, tail_then_code, inside_containers, at_top]
     # runs of code between markers less indented than they: found in several blocks, each may be
     # in its own
     apart = bool(shown) and any(item.marker for item in s_tree[shown[0] : shown[-1]])
@@ -398,7 +474,7 @@ def plan_lines(
         codes = {reason.code for reason in aligner.reasons}
         if codes and (
             attempt is fragment_then_top
-            or (attempt is inside_container and apart and codes == {"several_candidates"})
+            or (attempt is inside_containers and apart and codes == {"several_candidates"})
         ):
             # a tail that steps out through the closers may read it (`} catch {`, `});`, a route),
             # and runs apart may each be in their own block, aligned from the top
@@ -458,6 +534,57 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
         return None
     head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, size)
     return [head, *ops, tail]
+
+
+def inside_containers(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
+    """inside_container(); where no one block holds the snippet, in_containers() (the first's
+    reasons stand when both fail)."""
+    ops = inside_container(o_tree, s_tree, aligner, size)
+    if ops is not None or not aligner.reasons:
+        return ops
+    reasons, crossed = aligner.reasons, aligner.crossed
+    aligner.reasons, aligner.crossed = [], []
+    ops = in_containers(o_tree, s_tree, aligner, size)
+    if ops is None:
+        aligner.reasons, aligner.crossed = reasons, crossed
+    return ops
+
+
+def in_containers(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
+    """Runs of code between markers that each stand in their own block, neither block's header
+    shown (a constant added to one class, then a method using it to the next): each run aligned
+    inside the one block that holds it, the blocks apart and in file order."""
+    lines = aligner.snippet.lines
+    shown = [item for item in s_tree if not item.marker]
+    if not s_tree[0].marker or not s_tree[-1].marker or len({column(lines[i.header]) for i in shown}) != 1:
+        return None
+    bounds = [k for k, item in enumerate(s_tree) if item.marker]
+    groups: list[tuple[Item, int, int]] = []  # (block, first, last marker around its runs)
+    for lo, hi in pairwise(bounds):
+        if hi == lo + 1:
+            continue
+        reasons = len(aligner.reasons)
+        block = aligner.container(o_tree, s_tree[lo + 1 : hi])
+        del aligner.reasons[reasons:]
+        if block is None:
+            return None
+        if groups and groups[-1][0] is block:
+            groups[-1] = (block, groups[-1][1], hi)
+        else:
+            groups.append((block, lo, hi))
+    blocks = [block for block, _, _ in groups]
+    if len(blocks) < 2 or any(a.children[-1].end > b.children[0].lead for a, b in pairwise(blocks)):
+        return None
+    aligner.rewrite = False
+    ops: list[Op] = []
+    kept = 0  # original lines before here are planned
+    for block, lo, hi in groups:
+        inner = aligner.level(block.children, s_tree[lo : hi + 1], identity(), top=True, open_end=True)
+        if inner is None:
+            return None
+        ops += [Copy(kept, block.children[0].lead), *inner]
+        kept = block.children[-1].end
+    return [*ops, Copy(kept, size)]
 
 
 def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
@@ -564,6 +691,13 @@ def finish(
         return ambiguous(
             language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
         )
+    renamed = renamed_beside_old_call(plan, source, merged)
+    if renamed:
+        return ambiguous(
+            language,
+            "unexplained_deletion",
+            f"{renamed!r} is renamed, yet a call by its old name stays beside the renamed one",
+        )
     repeated = repeated_after_marker(ops, original.side, edit, markers)
     if repeated:
         return ambiguous(
@@ -615,24 +749,60 @@ def unused_in_head(ops: list[Op], source: Source, edit: Source, markers: set[int
 DECLARATION_KEY = re.compile(r"^(?!(?:if|else|elif|for|while|switch|match|case|when|return)\b)[A-Za-z_$]")
 
 
+def not_copied(plan: list[Span], source: Source) -> list[tuple[int, int]]:
+    """The original's character ranges that the plan does not copy."""
+    copied = sorted((span.start, span.end) for span in plan if isinstance(span, CopySpan))
+    found: list[tuple[int, int]] = []
+    at = 0
+    for start, end in copied:
+        if start > at:
+            found.append((at, start))
+        at = max(at, end)
+    return found + ([(at, len(source.raw))] if at < len(source.raw) else [])
+
+
+def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> str | None:
+    """A function or method the merge renames (`void update() {` become `void refill() {`, its old
+    name declared nowhere in the merged file), when the merged file calls it by its old name on the
+    line right beside the same call by another name (`refill();` above `update();`): the snippet
+    showed that call renamed, and the plan kept the original beside it instead of replacing it."""
+    offsets, lines = source.offsets, None
+    for lo, hi in not_copied(plan, source):
+        for k in range(bisect_right(offsets, lo) - 1, bisect_left(offsets, hi)):
+            line = source.lines[k].strip()
+            name = DECLARED_NAME.search(signature_key(line)) if line.endswith(("{", ":")) else None
+            if name is None or f"{name.group()}(" not in line:
+                continue
+            word = whole_word(name.group())
+            lines = lines or merged.splitlines()
+            uses = [n for n, use in enumerate(lines) if f"{name.group()}(" in use and word.search(use)]
+            if any(declares(lines[n], name.group()) for n in uses):
+                continue
+            for n in uses:
+                other = re.compile(r"[A-Za-z_$][\w$]*".join(map(re.escape, word.split(lines[n]))))
+                if any(m != n and other.fullmatch(lines[m]) for m in (n - 1, n + 1) if 0 <= m < len(lines)):
+                    return line
+    return None
+
+
+def declares(line: str, name: str) -> bool:
+    """Whether `line` opens the declaration of function or method `name`."""
+    line = line.strip()
+    found = DECLARED_NAME.search(signature_key(line)) if line.endswith(("{", ":")) else None
+    return found is not None and found.group() == name
+
+
 def deleted_yet_used(
     plan: list[Span], source: Source, edit: Source, markers: set[int], tree: list[Item], merged: str
 ) -> str | None:
     """A top-level declaration the merge deletes (`def _fmt`), declared nowhere else in the merged
     file, whose name that file still uses: a snippet that shows the code around it closed up, not a
     deletion it meant (one that names it in a removal comment is)."""
-    copied = sorted((span.start, span.end) for span in plan if isinstance(span, CopySpan))
-    deleted: list[tuple[int, int]] = []  # the original's character ranges the plan copies not
-    at = 0
-    for start, end in copied:
-        if start > at:
-            deleted.append((at, start))
-        at = max(at, end)
-    deleted += [(at, len(source.raw))] if at < len(source.raw) else []
-    # (top-level items only: a method's name is too often another object's, `this.users.get(id)`)
+    # (top-level items only: a method's name is too often another object's, `this.users.get(id)`;
+    # see method_deleted_yet_called)
     gone = []
     offsets = source.offsets
-    for lo, hi in deleted:
+    for lo, hi in not_copied(plan, source):
         for item in islice(tree, bisect_left(tree, lo, key=lambda item: offsets[item.start]), None):
             if offsets[item.start] >= hi:
                 break

@@ -10,6 +10,7 @@ import pytest
 
 from apply_engine.errors import InputError
 from apply_engine.indent import columns
+from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
 from apply_engine.structural import merge
 from apply_engine.structural_outline import CONTINUED, string_columns
@@ -3848,3 +3849,76 @@ def test_a_line_shown_after_a_marker_is_not_written_again_beside_its_original() 
     )
     result = ambiguous(original, snippet, language="text")
     assert result.reasons[0].code == "unanchored_insertion"
+
+
+SLACK_KT = (
+    "object Templates {\n\n"
+    '    val FAILED = """\n        :x: *Deploy failed*\n        Step: {step}\n        // see runbook\n    """.trimIndent()\n\n'
+    '    val CHANNEL = "#deploys"\n}\n\n'
+    "class Notifier(private val client: Client) {\n\n"
+    "    fun failed(step: String) {\n        post(Templates.FAILED, step)\n    }\n\n"
+    "    private fun post(template: String, value: String) {\n        client.post(template, value)\n    }\n}\n"
+)
+
+
+def test_a_string_resumed_after_a_marker_is_read_with_its_opening_put_back() -> None:
+    """The snippet shows the raw string's last lines and a new constant below it: read with the
+    string's opening line and elided lines put back, it is a whole statement followed by new code
+    (read as it stood, the closing quotes opened a string and no line matched). The plan copies
+    the put-back lines from the original, so it renders against the snippet as given."""
+    rolled = '    val ROLLED_BACK = """\n        |Rolled back {service}\n    """.trimMargin()\n'
+    snippet = f'// ... existing code ...\n        // see runbook\n    """.trimIndent()\n\n{rolled}\n// ... existing code ...\n'
+    expected = SLACK_KT.replace('""".trimIndent()\n\n', f'""".trimIndent()\n\n{rolled}\n', 1)
+    assert merged(SLACK_KT, snippet, path="Slack.kt") == expected
+
+
+def test_runs_between_markers_may_each_stand_in_their_own_class() -> None:
+    """A constant added to one class and a method using it to the next, neither class's header
+    shown: each run is aligned inside the one class that holds it."""
+    snippet = (
+        '// ... existing code ...\n    val CHANNEL = "#deploys"\n    val ESCALATE = "#oncall"\n'
+        "    // ... existing code ...\n\n    fun failed(step: String) {\n        post(Templates.FAILED, step)\n"
+        "    }\n\n    fun escalated(step: String) {\n        post(Templates.ESCALATE, step)\n    }\n\n"
+        "    // ... existing code ...\n"
+    )
+    expected = SLACK_KT.replace('"#deploys"\n', '"#deploys"\n    val ESCALATE = "#oncall"\n').replace(
+        "step)\n    }\n\n",
+        "step)\n    }\n\n    fun escalated(step: String) {\n        post(Templates.ESCALATE, step)\n    }\n\n",
+    )
+    assert merged(SLACK_KT, snippet, path="Slack.kt") == expected
+
+
+def test_an_expression_bodied_member_is_known_by_its_name() -> None:
+    """C#'s `T Name(args) =>` was keyed as a match arm, by its whole text: a new parameter made it
+    another member, and the edited one was added beside the original."""
+    original = (
+        "public static class Report\n{\n    public static int Total(IEnumerable<int> xs) =>\n        xs.Sum();\n\n"
+        "    public static int Count(IEnumerable<int> xs) =>\n        xs.Count();\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    public static int Total(IEnumerable<int> xs, int floor = 0) =>\n"
+        "        xs.Where(x => x > floor).Sum();\n\n// ... existing code ...\n"
+    )
+    expected = original.replace(
+        "xs) =>\n        xs.Sum()", "xs, int floor = 0) =>\n        xs.Where(x => x > floor).Sum()"
+    )
+    assert merged(original, snippet, path="Report.cs") == expected
+    assert signature_key("Some(0) =>", "rust") == "Some(0)"  # a match arm still by its pattern
+    assert signature_key("x if matches(x) =>", "rust") == "x if matches(x)"
+
+
+def test_a_renamed_method_called_by_its_old_name_beside_the_new_one_is_ambiguous() -> None:
+    """`refill();` shown first in a body, a marker below: added above `update();`, or replacing
+    it? The rename of `update()` to `refill()` says replacing; a plan that keeps `update();`
+    right below `refill();` is refused."""
+    original = (
+        "class Bucket {\npublic:\n    bool take() {\n        update();\n        return tokens_ > 0;\n    }\n\n"
+        "    void update() {\n        last_ = now();\n    }\n\n    void update_all() {\n        last_ = 0;\n    }\n};\n"
+    )
+    snippet = (
+        "class Bucket {\npublic:\n    bool take() {\n        refill();\n        // ... existing code ...\n    }\n\n"
+        "    void refill() {\n        // ... existing code ...\n    }\n\n    void update_all() {\n"
+        "        // ... existing code ...\n    }\n};\n"
+    )
+    result = ambiguous(original, snippet, language="cpp")
+    assert result.reasons[0].code == "unexplained_deletion"
