@@ -100,6 +100,8 @@ REMOVAL_NOISE = frozenset(
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
+MIN_INNER_LETTERS = 8  # a line inside a block that tells it from its look-alikes (`name="line2"`)
+MIN_KEY_LETTERS = 3  # ... of a block whose own key names something (no bare `{`)
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
 MIN_RENAMED_BODY_CHARS = 40  # ... nor does a body of two short lines (`self.close()`, `return self`)
 DECLARED_NAME = re.compile(r"[A-Za-z_$][\w$]*$")  # the name a declaration's key ends with: `def parse`
@@ -619,6 +621,8 @@ class Aligner:
         for measure in (self.header_of, self.assigned_call_of) if shared else ():
             o_groups = self.group(o_items, shared, measure, self.original)
             self.pair_unique(pairs, o_groups, self.group(s_items, s_range, measure, self.snippet))
+        if shared:
+            self.pair_by_inner_line(pairs, o_items, s_items, s_range, shared)
         unpaired = [s for s in s_range if s not in {paired for paired, _ in pairs}]
 
         def edited(s: int, o: int) -> bool:
@@ -649,6 +653,41 @@ class Aligner:
                 self.pair_unique(pairs, o_groups, s_groups, alike)
                 unpaired = [s for s in unpaired if s not in {paired for paired, _ in pairs}]
         return pairs
+
+    def pair_by_inner_line(
+        self,
+        pairs: list[tuple[int, int]],
+        o_items: list[Item],
+        s_items: list[Item],
+        s_range: range,
+        shared: list[int],
+    ) -> None:
+        """Adds the pairs of a block whose key several original blocks share (six `<FormField`,
+        three Kubernetes `spec:` of Deployments) with the one of them that holds the first line it
+        shows inside that is no skeleton line, one the original has several times: that line
+        must stand in the original once (`name="line2"`, `image: shop/cart:2.3`). A first such
+        line that the original has not says nothing: an edit there, or a new block that copies
+        later lines from another (`path="/b"`, then the `element=` line of `path="/a"`)."""
+        paired_s, paired_o = {s for s, _ in pairs}, {o for _, o in pairs}
+        by_key: dict[str, list[int]] = defaultdict(list)
+        for o in shared:
+            by_key[self.original.key(o_items[o])].append(o)
+        for s in s_range:
+            item = s_items[s]
+            key = self.snippet.key(item)
+            group = by_key.get(key) if item.nested and s not in paired_s else None
+            if not group or letters(key) < MIN_KEY_LETTERS:
+                continue  # (a bare `{` or `- ` is as likely a new entry beside its look-alike)
+            for k in range(item.header + 1, item.end):
+                line = self.snippet.normalized[k]
+                places = self.original.where(line)
+                if k in self.snippet.markers or letters(line) < MIN_INNER_LETTERS or len(places) > 1:
+                    continue
+                holder = [o for o in group if places and o_items[o].header < places[0] < o_items[o].end]
+                if holder and holder[0] not in paired_o:
+                    pairs.append((s, holder[0]))
+                    paired_o.add(holder[0])
+                break
 
     @staticmethod
     def pair_unique(

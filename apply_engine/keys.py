@@ -59,6 +59,8 @@ DECLARATION_WORDS = frozenset(
 )
 # a one-line table row, `{name: "kibibytes", in: "2KiB", want: 2048},`: known by its first field
 ROW = re.compile(r"^(\{\s*[\w$\"']+\s*:\s*(?:\"[^\"]*\"|'[^']*'|[\w$.]+))\s*,.*\},?$")
+# a markup element with an id, known by its tag and id: `<tr id="svc-search" class="degraded">`
+ELEMENT_WITH_ID = re.compile(r"^(<[\w.:-]+)\s(?:[^<>]*\s)?((?:android:)?id=\"[^\"]+\"|id='[^']+')")
 DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known by its name
 # `const { a, b } = slice.actions;`, `let [count, setCount] = ...`: known by the first name it binds
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
@@ -165,6 +167,10 @@ def signature_key(line: str, language: str = "") -> str:
         return "await " + (call_key(text[6:]) or text[6:])
     if first in CONTROL:
         return text
+    if text.startswith("<"):
+        found = ELEMENT_WITH_ID.match(text)
+        if found:
+            return " ".join(found.groups())
     if text.startswith("{"):
         found = ROW.match(text)
         if found:

@@ -3922,3 +3922,54 @@ def test_a_renamed_method_called_by_its_old_name_beside_the_new_one_is_ambiguous
     )
     result = ambiguous(original, snippet, language="cpp")
     assert result.reasons[0].code == "unexplained_deletion"
+
+
+def form_field(name: str, label: str, description: str) -> str:
+    return (
+        f'      <FormField\n        control={{form.control}}\n        name="{name}"\n'
+        f"        render={{({{ field }}) => (\n          <FormItem>\n            <FormLabel>{label}</FormLabel>\n"
+        f"            <Input {{...field}} />\n            <FormDescription>{description}</FormDescription>\n"
+        "          </FormItem>\n        )}\n      />\n"
+    )
+
+
+ADDRESS_FORM = (
+    "export function AddressForm({ form }: Props) {\n  return (\n    <Form>\n"
+    + form_field("line1", "Address line 1", "Street and number")
+    + form_field("line2", "Address line 2", "Optional")
+    + form_field("city", "City", "As on your bill")
+    + "    </Form>\n  );\n}\n"
+)
+
+
+def test_look_alike_blocks_are_told_apart_by_the_first_line_the_original_has_once() -> None:
+    """Three `<FormField` blocks share their key and skeleton; the edited one is the one holding
+    `name="line2"`, the first line shown inside that the original has once."""
+    edited = form_field("line2", "Address line 2", "Leave blank if not needed")
+    snippet = (
+        f"// ... existing code ...\n{edited}      {{/* ... other fields ... */}}\n// ... existing code ...\n"
+    )
+    expected = ADDRESS_FORM.replace(form_field("line2", "Address line 2", "Optional"), edited)
+    assert merged(ADDRESS_FORM, snippet, path="AddressForm.tsx") == expected
+
+
+def test_a_new_look_alike_block_copying_a_later_line_of_another_is_not_taken_as_its_edit() -> None:
+    """A new field whose first telling line (`name="line3"`) the original has not, then a line
+    only the `line2` field has: no edit of `line2`, though that line points there."""
+    new = form_field("line3", "Address line 3", "Optional")
+    snippet = (
+        f"// ... existing code ...\n{new}      {{/* ... other fields ... */}}\n// ... existing code ...\n"
+    )
+    ambiguous(ADDRESS_FORM, snippet, path="AddressForm.tsx")
+
+
+def test_a_markup_element_with_an_id_is_known_by_its_tag_and_id() -> None:
+    """Seven rows alike but for their id and name: a row whose attributes changed is the edit of
+    the row with its id."""
+    row = '        <tr id="svc-{0}">\n          <th scope="row">{0}</th>\n          <td>ok</td>\n        </tr>\n'
+    names = ["api", "db", "search", "queue"]
+    original = "<table>\n  <tbody>\n" + "".join(row.format(name) for name in names) + "  </tbody>\n</table>\n"
+    edited = row.format("search").replace('">', '" class="degraded">', 1).replace("<td>ok", "<td>slow")
+    snippet = f"<!-- ... -->\n{edited}<!-- ... -->\n"
+    assert merged(original, snippet, path="status.html") == original.replace(row.format("search"), edited)
+    assert signature_key('<div data-id="3" class="x">', "html") == '<div data-id="3" class="x">'
