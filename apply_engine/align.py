@@ -27,7 +27,7 @@ Reason and the level returns None.
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice, pairwise, takewhile
@@ -678,16 +678,36 @@ class Aligner:
             group = by_key.get(key) if item.nested and s not in paired_s else None
             if not group or letters(key) < MIN_KEY_LETTERS:
                 continue  # (a bare `{` or `- ` is as likely a new entry beside its look-alike)
-            for k in range(item.header + 1, item.end):
-                line = self.snippet.normalized[k]
-                places = self.original.where(line)
-                if k in self.snippet.markers or letters(line) < MIN_INNER_LETTERS or len(places) > 1:
-                    continue
-                holder = [o for o in group if places and o_items[o].header < places[0] < o_items[o].end]
-                if holder and holder[0] not in paired_o:
-                    pairs.append((s, holder[0]))
-                    paired_o.add(holder[0])
-                break
+            place = self.first_telling_place(range(item.header + 1, item.end))
+            holder = [o for o in group if place is not None and o_items[o].header < place < o_items[o].end]
+            if holder and holder[0] not in paired_o:
+                pairs.append((s, holder[0]))
+                paired_o.add(holder[0])
+
+    def first_telling_place(self, lines: Iterable[int]) -> int | None:
+        """Where the original has the first of these snippet lines that is no skeleton line (one
+        the original has several times, or too short to tell), when it has it once beside the
+        same line as in the snippet; None when it has it not (an edit there, or new code), or
+        beside other lines (a new line that stands elsewhere too)."""
+        for k in lines:
+            line = self.snippet.normalized[k]
+            places = self.original.where(line)
+            if k not in self.snippet.markers and letters(line) >= MIN_INNER_LETTERS and len(places) < 2:
+                return places[0] if places and self.same_neighbour(k, places[0]) else None
+        return None
+
+    def same_neighbour(self, k: int, j: int) -> bool:
+        """Whether snippet line k has the line above or below it (the nearest non-blank ones, no
+        marker) as original line j has."""
+        s_lines, o_lines = self.snippet.normalized, self.original.normalized
+        above = next((n for n in range(k - 1, -1, -1) if s_lines[n]), None)
+        below = next((n for n in range(k + 1, len(s_lines)) if s_lines[n]), None)
+        o_above = next((o_lines[n] for n in range(j - 1, -1, -1) if o_lines[n]), None)
+        o_below = next((o_lines[n] for n in range(j + 1, len(o_lines)) if o_lines[n]), None)
+        markers = self.snippet.markers
+        return (above is not None and above not in markers and s_lines[above] == o_above) or (
+            below is not None and below not in markers and s_lines[below] == o_below
+        )
 
     @staticmethod
     def pair_unique(
@@ -1951,6 +1971,9 @@ class Aligner:
             best = self.most_shown(best, shown)
         if len(best) > 1:
             best = self.holding_the_lines(best, shown)
+        if len(best) > 1:  # look-alikes (three `context` blocks): the one with the first telling line
+            place = self.first_telling_place(k for item in shown for k in range(item.start, item.end))
+            best = [item for item in best if place is not None and item.start < place < item.end] or best
         if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         elif best and not exact[best[0].header] and any(exact.values()):

@@ -26,6 +26,7 @@ DECLARATION = re.compile(  # the key leaves out modifiers: `export async functio
 )  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault
 # a method declared with an expression body, up to its name: `public static List<(int A, int B)> Pairs`
 EXPRESSION_MEMBER = re.compile(r"^(?:[\w$.]+(?:<.*>)?(?:\[\])*\??\s+)+[\w$]+$")
+TYPE_PATTERN = re.compile(r"^([A-Z][\w.]*(?:<[^<>]*>)?)\s+[a-z_]\w*$")  # `Dictionary<K, V> d`, its type
 STRING_ARGUMENT = re.compile(r"\s*([\"'`][^\"'`]*[\"'`])?")
 FIRST_WORD_END = re.compile(r"[^\w$]")
 NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
@@ -217,7 +218,8 @@ def signature_key(line: str, language: str = "") -> str:
             member = call_key(pattern)
             if member and EXPRESSION_MEMBER.match(member) and CONTROL.isdisjoint(member.split(" ")):
                 return member  # C#'s `public int Total(Order o) =>`: a method, known by its name
-            return pattern  # a match arm by its whole pattern: `Some(0) =>` is no `Some(n) =>`
+            typed = TYPE_PATTERN.match(pattern)  # C#'s `ConcurrencyException c =>`: by its type
+            return typed.group(1) if typed else pattern  # else whole: `Some(0) =>` is no `Some(n) =>`
     return call_key(text) or text
 
 

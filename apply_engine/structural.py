@@ -524,6 +524,9 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
     container = container or aligner.container(o_tree, s_tree)
     if container is None or (depths and min(depths) < depths[0]):
         return None  # (code less indented than the snippet's first is outside the container)
+    closers = [item for item in s_tree[len(inner) :] if not item.marker]
+    if closers and s_tree[-1].marker and (len(closers) > 1 or not ends_container(code, container, aligner)):
+        return None  # a closer, then a marker outside: shown to its end, so shown up to its last item
     aligner.rewrite = False
     # below a marker, down to the container's closer: its tail is shown, not elided
     shown_to_end = len(inner) < len(s_tree) and inner[0].marker
@@ -643,15 +646,29 @@ def tail_then_code(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, siz
     return [Copy(0, items[0].lead), *ops, Copy(items[-1].end, size)]
 
 
+def ends_container(code: list[Item], container: Item, aligner: Aligner) -> bool:
+    """Whether the last code shown is (the edit of) the container's last item."""
+    last = container.children[-1] if container.children else None
+    return bool(code) and last is not None and aligner.snippet.key(code[-1]) == aligner.original.key(last)
+
+
 def without_outer_closers(s_tree: list[Item], lines: list[str]) -> list[Item]:
-    """Drops trailing `}` lines less indented than the snippet's code: the container's own closer."""
+    """Drops trailing `}` lines less indented than the snippet's code: the container's own closer,
+    and the markers after it as deep or less (they elide what follows the container)."""
     shown = [column(lines[item.header]) for item in s_tree if not item.marker]
-    items = list(s_tree)
-    while items and not items[-1].marker and PURE_CLOSER.match(lines[items[-1].header].strip()):
-        if not shown or column(lines[items[-1].header]) >= shown[0]:
+    after = len(s_tree)
+    while after and s_tree[after - 1].marker:
+        after -= 1
+    end = after
+    while end and not s_tree[end - 1].marker and PURE_CLOSER.match(lines[s_tree[end - 1].header].strip()):
+        if not shown or column(lines[s_tree[end - 1].header]) >= shown[0]:
             break
-        items.pop()
-    return items
+        end -= 1
+    if after == len(s_tree):
+        return s_tree[:end]
+    closer = column(lines[s_tree[end].header]) if end < after else -1
+    outside = all(column(lines[item.header]) <= closer for item in s_tree[after:])
+    return s_tree[:end] if end < after and outside else list(s_tree)
 
 
 def no_anchor_reason(s_tree: list[Item]) -> Reason:

@@ -3973,3 +3973,85 @@ def test_a_markup_element_with_an_id_is_known_by_its_tag_and_id() -> None:
     snippet = f"<!-- ... -->\n{edited}<!-- ... -->\n"
     assert merged(original, snippet, path="status.html") == original.replace(row.format("search"), edited)
     assert signature_key('<div data-id="3" class="x">', "html") == '<div data-id="3" class="x">'
+
+
+def spec_context(tier: str, cents: str) -> str:
+    return (
+        f'    context "when the customer is {tier}" do\n'
+        f'      it "applies the tier discount" do\n        expect(discount).to eq({cents})\n      end\n\n'
+        f'      it "does not exceed the cap" do\n        cart.quantity = 1_000\n        expect(discount).to eq(100_00)\n'
+        "      end\n    end\n"
+    )
+
+
+DISCOUNT_SPEC = (
+    'RSpec.describe PriceCalculator do\n  describe "#discount" do\n'
+    + spec_context("gold", "5_00")
+    + "\n"
+    + spec_context("silver", "3_00")
+    + "\n"
+    + spec_context("bronze", "1_00")
+    + "  end\nend\n"
+)
+SILVER_CAP = (
+    "# ... existing specs ...\n\n"
+    '      it "applies the tier discount" do\n        expect(discount).to eq(3_00)\n      end\n\n'
+    '      it "does not exceed the cap" do\n        cart.quantity = 1_000\n        expect(discount).to eq(50_00)\n'
+    "      end\n    end\n\n    # ... existing specs ...\n"
+)
+
+
+def test_look_alike_blocks_tied_on_the_snippet_are_told_apart_by_its_first_telling_line() -> None:
+    """Three contexts hold the same two examples; only the silver one has `eq(3_00)`, the first
+    line shown that the original has once, beside the same line. The context's `end`, shown
+    before a marker outside it, closes the context: it is not written again."""
+    expected = DISCOUNT_SPEC.replace(
+        spec_context("silver", "3_00"), spec_context("silver", "3_00").replace("eq(100_00)", "eq(50_00)")
+    )
+    assert merged(DISCOUNT_SPEC, SILVER_CAP, path="price_spec.rb") == expected
+
+
+def test_a_closer_shown_before_an_outer_marker_ends_its_block_once() -> None:
+    """The one silver context: its `end` shown, then a marker outside it; the merge wrote the `end`
+    a second time (Ruby's grammar takes a stray `end`, so no parse check caught it)."""
+    original = DISCOUNT_SPEC.replace('"applies the tier discount"', '"applies gold"', 1).replace(
+        '"does not exceed the cap"', '"caps gold"', 1
+    )
+    original = original.replace(spec_context("bronze", "1_00"), "")
+    expected = original.replace(
+        "eq(100_00)\n      end\n    end\n\n  end", "eq(50_00)\n      end\n    end\n\n  end"
+    )
+    assert expected != original
+    assert merged(original, SILVER_CAP, path="price_spec.rb") == expected
+
+
+def test_a_closer_before_an_outer_marker_that_would_end_its_block_early_is_ambiguous() -> None:
+    """The loop's `}` and the function's `}` shown after the `if`, then a marker: the function
+    would end right after the loop, dropping `return ok();`."""
+    original = (
+        'function scan(hooks) {\n  for (const h of hooks) {\n    if (h.name === "x") {\n      log(h);\n    }\n  }\n'
+        "  return ok();\n}\n\nfunction other() {\n  return 1;\n}\n"
+    )
+    snippet = (
+        '// ... existing code ...\n    if (h.name === "x") {\n      log(h);\n      h.seen = true;\n    }\n  }\n}\n'
+        "// ... existing code ...\n"
+    )
+    ambiguous(original, snippet, path="scan.js")
+
+
+def test_a_new_line_that_stands_once_elsewhere_does_not_tell_look_alikes_apart() -> None:
+    """The same five lines end two methods; the new line below them, `self.write_paragraph()`,
+    stands once in the original, higher up in one of them: it tells nothing."""
+    body = "        self.indent()\n        try:\n            yield\n        finally:\n            self.dedent()\n"
+    original = (
+        "class Formatter:\n    def section(self, name):\n        self.write_paragraph()\n"
+        f"        self.write_heading(name)\n{body}\n    def indentation(self):\n{body}"
+    )
+    snippet = f"# ... existing code ...\n{body}            self.write_paragraph()\n# ... existing code ...\n"
+    ambiguous(original, snippet, path="formatter.py")
+
+
+def test_a_typed_arm_of_a_switch_expression_is_known_by_its_type() -> None:
+    assert signature_key("ConcurrencyException c => new ProblemDetails", "csharp") == "ConcurrencyException"
+    assert signature_key("ConcurrencyException => new ProblemDetails", "csharp") == "ConcurrencyException"
+    assert signature_key("Some(x) =>", "rust") == "Some(x)"
