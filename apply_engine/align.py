@@ -1033,7 +1033,9 @@ class Aligner:
                 alone = not item.children and not item.closer and bool(o_items[ob].children)
                 elided = elided or (alone and below is not None and below.marker)
                 shown_last = (below is None and tail_elided) or (below is not None and below.marker)
-                elided = elided or (shown_last and self.ends_deep_in_marker(item))
+                # (where no closer can show a block's end, a sibling shown below says nothing of it)
+                open_ended = shown_last or not (o_items[ob].closer or item.closer)
+                elided = elided or (open_ended and self.ends_deep_in_marker(item))
                 # shown after a sibling, or first in its block where the original's first items
                 # are deleted: the snippet's blank lines above it count
                 shown_spacing = not open_at_marker(s_items[sb - 1]) if sb > 0 else (ob > 0 and not top)
@@ -2386,8 +2388,8 @@ class Aligner:
         return f"{prefix}\n".startswith(f"{self.snippet.text(s_item)}\n")
 
     def look_alike(self, s_items: list[Item], o_items: list[Item], lone: bool = False) -> bool:
-        """A new markup element next to an elided one with the same tag: an edit or an insertion?
-        `lone`: the elided one is all a marker stands for, so one not close to it is new (as its
+        """A new markup element next to an elided one with the same tag, or a comment line next to
+        one much like it (`# usage: tool [--dry-run] FILE`): an edit or an insertion? `lone`: the elided one is all a marker stands for, so one not close to it is new (as its
         edit, it would leave the marker nothing)."""
         if not s_items or not o_items:
             return False
@@ -2404,6 +2406,18 @@ class Aligner:
                 "edit_or_insertion",
                 "a new paragraph next to an elided one: an edit or an addition?",
                 s_items[0],
+            )
+            return True
+        if (
+            s_items[0].end - s_items[0].start == o_items[0].end - o_items[0].start == 1
+            and COMMENT.match(s_line)
+            and COMMENT.match(o_line)
+            and s_line != o_line
+            and letters(o_line) >= MIN_INNER_LETTERS
+            and similarity(s_line, o_line) >= BLOCK_UNSURE_SIMILARITY
+        ):
+            self.fail(
+                "edit_or_insertion", "a new comment next to an elided one much like it: an edit?", s_items[0]
             )
             return True
         s_tag, o_tag = MARKUP_TAG.match(s_line), MARKUP_TAG.match(o_line)

@@ -4055,3 +4055,39 @@ def test_a_typed_arm_of_a_switch_expression_is_known_by_its_type() -> None:
     assert signature_key("ConcurrencyException c => new ProblemDetails", "csharp") == "ConcurrencyException"
     assert signature_key("ConcurrencyException => new ProblemDetails", "csharp") == "ConcurrencyException"
     assert signature_key("Some(x) =>", "rust") == "Some(x)"
+
+
+def test_a_marker_ending_nested_blocks_elides_their_rest_where_no_closer_shows_their_end() -> None:
+    """`# ... rest of put unchanged ...` deep in `with` and `if`, then the next method: Python
+    has no closer to say the `with` ends after the `if`, so its last lines are elided, not
+    deleted."""
+    original = (
+        "class Queue:\n    def put(self, item):\n        with self.not_full:\n            if self.maxsize > 0:\n"
+        "                self.wait_for_room()\n            self._put(item)\n            self.not_empty.notify()\n\n"
+        "    def get(self):\n        with self.not_empty:\n            return self._get()\n"
+    )
+    snippet = (
+        "class Queue:\n    def put(self, item):\n        with self.not_full:\n            if self.is_shutdown:\n"
+        "                raise ShutDown\n            if self.maxsize > 0:\n                # ... rest of put unchanged ...\n\n"
+        "    def get(self):\n        with self.not_empty:\n            if self.is_shutdown:\n                raise ShutDown\n"
+        "            return self._get()\n"
+    )
+    guard = "            if self.is_shutdown:\n                raise ShutDown\n"
+    expected = original.replace("            if self.maxsize", guard + "            if self.maxsize").replace(
+        "            return self._get()", guard + "            return self._get()"
+    )
+    assert merged(original, snippet, path="queue.py") == expected
+
+
+def test_a_new_comment_beside_an_elided_one_much_like_it_is_ambiguous() -> None:
+    """The usage line shown with one more option, a marker below: its edit, or a second usage
+    line? (The merge kept both.)"""
+    original = (
+        '# Imports customers.\n#\n#   bin/import [--dry-run] FILE\n\nrequire "csv"\n\n'
+        "class Importer\n  def call\n    1\n  end\nend\n"
+    )
+    snippet = (
+        "# Imports customers.\n#\n#   bin/import [--dry-run] [--encoding ENC] FILE\n\n# ... requires ...\n\n"
+        "class Importer\n  # ... existing code ...\nend\n"
+    )
+    assert ambiguous(original, snippet, path="import.rb").reasons[0].code == "edit_or_insertion"
