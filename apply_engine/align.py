@@ -405,6 +405,15 @@ def letters(text: str) -> int:
     return sum(c.isalnum() for c in text)
 
 
+def named_elsewhere(side: Side, item: Item) -> bool:
+    """Whether a line other than the item's header names what it declares."""
+    name = DECLARED_NAME.search(side.key(item))
+    word = whole_word(name.group()) if name else None
+    return word is not None and any(
+        word.search(line) for k, line in enumerate(side.lines) if k != item.header
+    )
+
+
 def whole_word(name: str) -> re.Pattern[str]:
     """`name` as a word of code (`sleep`, not `sleepy` or `$sleep`)."""
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
@@ -637,6 +646,9 @@ class Aligner:
         def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
             return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
 
+        def renamed_where_called(s: int, o: int) -> bool:  # ... and its calls, shown renamed too
+            return was_renamed(s, o) and self.called_elsewhere(s_items[s], o_items[o])
+
         # snippet items not paired yet, by weaker measures, each with what a pair must also hold
         later: list[tuple[Callable[[Side, Item], str | None], Callable[[int, int], bool] | None]] = [
             (self.condition_body_of, edited),  # a condition's block, its condition edited
@@ -645,6 +657,7 @@ class Aligner:
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
             (self.renamed_head_of, was_renamed),
+            (self.renamed_header_of, renamed_where_called),
         ]
         for measure, alike in later:
             s_groups = self.group(s_items, unpaired, measure, self.snippet)
@@ -909,6 +922,24 @@ class Aligner:
         if letters(rest + first) < MIN_CONDITION_BODY:
             return None
         return f"H{key[: name.start()]}\n{rest}\n{first}"
+
+    def renamed_header_of(self, side: Side, item: Item) -> str | None:
+        """A declaration by its header but for its name, for one shown renamed over a body all
+        elided (`private async drainQueue(): Promise<void> {`, a marker): as new code it would write
+        the marker, so its original is the one declaration that reads the same but for its name."""
+        if not item.nested or (side is self.snippet and not all(child.marker for child in item.children)):
+            return None
+        key = side.key(item)
+        name = DECLARED_NAME.search(key)
+        header = side.normalized[item.header]
+        if name is None or key == header or not header.startswith(key):
+            return None
+        return f"J{key[: name.start()]}\n{header[len(key) :]}"
+
+    def called_elsewhere(self, s_item: Item, o_item: Item) -> bool:
+        """Whether the snippet uses the new name of a declaration, and the original its old name,
+        outside its header: a rename shown at a call site too, not an anchor the original lacks."""
+        return named_elsewhere(self.snippet, s_item) and named_elsewhere(self.original, o_item)
 
     def renamed(self, o_item: Item) -> bool:
         """The original of a declaration shown over its body with a new name was renamed, unless

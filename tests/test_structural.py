@@ -4091,3 +4091,37 @@ def test_a_new_comment_beside_an_elided_one_much_like_it_is_ambiguous() -> None:
         "class Importer\n  # ... existing code ...\nend\n"
     )
     assert ambiguous(original, snippet, path="import.rb").reasons[0].code == "edit_or_insertion"
+
+
+TELEMETRY_TS = (
+    "export class Telemetry {\n  track(name: string): void {\n    this.queue.push(name);\n    void this.sendBatch();\n  }\n\n"
+    "  private schedule(ms: number): void {\n    setTimeout(() => void this.sendBatch(), ms);\n  }\n\n"
+    "  private async sendBatch(): Promise<void> {\n    const batch = this.queue.splice(0);\n    await post(batch);\n  }\n}\n"
+)
+
+
+def test_a_header_renamed_over_an_elided_body_is_the_rename_its_calls_show() -> None:
+    """`private async drainQueue(): Promise<void> {` over a marker: new code would write the
+    marker, and the calls shown renamed say it is `sendBatch` renamed."""
+    snippet = (
+        "  track(name: string): void {\n    this.queue.push(name);\n    void this.drainQueue();\n  }\n\n"
+        "  private schedule(ms: number): void {\n    setTimeout(() => void this.drainQueue(), ms);\n  }\n\n"
+        "  private async drainQueue(): Promise<void> {\n    // ... existing code ...\n  }\n"
+    )
+    expected = TELEMETRY_TS.replace("sendBatch", "drainQueue")
+    assert merged(TELEMETRY_TS, snippet, path="telemetry.ts") == expected
+
+
+def test_a_header_the_original_lacks_over_an_elided_body_is_no_rename_without_its_calls() -> None:
+    """`def flush_all(queue):` over a marker, a new function below it: the original has no
+    `flush_all`, and nothing else in the snippet names it; `send_batch`, which reads the same but
+    for its name, may be its anchor or not."""
+    original = (
+        "def send_batch(queue):\n    batch = list(queue)\n    post(batch)\n\n\n"
+        "def track(queue, name):\n    queue.append(name)\n    send_batch(queue)\n"
+    )
+    snippet = (
+        "# ... existing code ...\n\ndef flush_all(queue):\n    # ... existing code ...\n\n\n"
+        "def close(queue):\n    queue.clear()\n\n# ... existing code ...\n"
+    )
+    ambiguous(original, snippet, path="telemetry.py")
