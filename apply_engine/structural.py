@@ -149,14 +149,15 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if markers:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
         return finish(language, analysis, edit, [Insert(0, len(edit.lines), identity())], markers)
-    heads = string_heads(edit.lines, markers, analysis)
+    resumed = resumed_strings(edit.lines, markers, analysis)
+    heads = string_heads(edit.lines, resumed, analysis)
     if heads:
         whole = StringHeads(heads, edit.lines, source.lines)
         ops, _ = plan_lines(analysis, whole.edit, whole.markers(markers), language)
         ops = ops and whole.unfilled(ops)
         if ops:
             return finish(language, analysis, edit, ops, markers)
-    ops, reasons = plan_lines(analysis, edit, markers, language)
+    ops, reasons = plan_lines(analysis, edit, markers, language, resumed)
     if ops is None:
         return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
     return finish(language, analysis, edit, ops, markers)
@@ -324,12 +325,12 @@ def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -
     return [k for k in firsts if places[k] and all(j in side.strings for j in places[k])]
 
 
-def string_heads(lines: list[str], markers: set[int], original: "Analysis") -> dict[int, tuple[int, int]]:
-    """Snippet lines that resume a multi-line string of the original at one place, word for word:
-    {k: (start, end)}, original lines [start, end) being the string's opening line and the lines
-    of it that the snippet elides (see StringHeads)."""
+def string_heads(lines: list[str], resumed: list[int], original: "Analysis") -> dict[int, tuple[int, int]]:
+    """The snippet lines of `resumed` (see resumed_strings) that resume a multi-line string of the
+    original at one place, word for word: {k: (start, end)}, original lines [start, end) being the
+    line that opens the string's statement and the lines of it the snippet elides (StringHeads)."""
     heads = {}
-    for k in resumed_strings(lines, markers, original):
+    for k in resumed:
         places = original.side.where(normalize(lines[k]))
         if len(places) == 1 and original.source.lines[places[0]] == lines[k]:
             opener = original.side.string_opener(places[0])
@@ -428,13 +429,15 @@ def marker_columns(lines: list[str], columns: list[int], markers: set[int], step
 
 
 def plan_lines(
-    original: "Analysis", edit: Source, markers: set[int], language: str
+    original: "Analysis", edit: Source, markers: set[int], language: str, resumed: list[int] | None = None
 ) -> tuple[list[Op] | None, list[Reason]]:
     """1. outline both sides; 2. align at the top level, or 3. inside the one container that holds
     the snippet's anchors (a method given without its class). A snippet indented deeper than the
-    original's top level tries 3 first."""
+    original's top level tries 3 first. `resumed`: resumed_strings(), when known already."""
     source, o_columns, o_tree = original.source, original.columns, original.tree
-    s_columns = columns_of(edit.lines, language, edit.raw, resumed_strings(edit.lines, markers, original))
+    if resumed is None:
+        resumed = resumed_strings(edit.lines, markers, original)
+    s_columns = columns_of(edit.lines, language, edit.raw, resumed)
     s_strings = in_strings(s_columns)
     snippet_unit = indent_unit(edit.lines, edit.raw, s_strings) or original.unit or DEFAULT_UNIT
     if language != "markdown":
