@@ -405,6 +405,17 @@ def letters(text: str) -> int:
     return sum(c.isalnum() for c in text)
 
 
+def header_but_name(side: Side, item: Item) -> tuple[str, str] | None:
+    """A declaration's header without the name it declares: what its key says before the name, and
+    the header after the key (`private async `, `(): Promise<void> {`); None for no declaration."""
+    key = side.key(item)
+    name = DECLARED_NAME.search(key)
+    header = side.normalized[item.header]
+    if name is None or key == header or not header.startswith(key):
+        return None
+    return key[: name.start()], header[len(key) :]
+
+
 def named_elsewhere(side: Side, item: Item) -> bool:
     """Whether a line other than the item's header names what it declares."""
     name = DECLARED_NAME.search(side.key(item))
@@ -913,15 +924,12 @@ class Aligner:
         item, the same from its whole body."""
         if not item.nested or item.children[0].marker or (side is self.snippet and not has_marker(item)):
             return None
-        key = side.key(item)
-        name = DECLARED_NAME.search(key)
-        header = side.normalized[item.header]
-        if name is None or key == header or not header.startswith(key):
+        parts = header_but_name(side, item)
+        if parts is None:
             return None
-        rest, first = header[len(key) :], side.normalized[item.children[0].start]
-        if letters(rest + first) < MIN_CONDITION_BODY:
-            return None
-        return f"H{key[: name.start()]}\n{rest}\n{first}"
+        before, rest = parts
+        first = side.normalized[item.children[0].start]
+        return f"H{before}\n{rest}\n{first}" if letters(rest + first) >= MIN_CONDITION_BODY else None
 
     def renamed_header_of(self, side: Side, item: Item) -> str | None:
         """A declaration by its header but for its name, for one shown renamed over a body all
@@ -929,12 +937,8 @@ class Aligner:
         the marker, so its original is the one declaration that reads the same but for its name."""
         if not item.nested or (side is self.snippet and not all(child.marker for child in item.children)):
             return None
-        key = side.key(item)
-        name = DECLARED_NAME.search(key)
-        header = side.normalized[item.header]
-        if name is None or key == header or not header.startswith(key):
-            return None
-        return f"J{key[: name.start()]}\n{header[len(key) :]}"
+        parts = header_but_name(side, item)
+        return None if parts is None else "J{}\n{}".format(*parts)
 
     def called_elsewhere(self, s_item: Item, o_item: Item) -> bool:
         """Whether the snippet uses the new name of a declaration, and the original its old name,
@@ -2420,8 +2424,9 @@ class Aligner:
 
     def look_alike(self, s_items: list[Item], o_items: list[Item], lone: bool = False) -> bool:
         """A new markup element next to an elided one with the same tag, or a comment line next to
-        one much like it (`# usage: tool [--dry-run] FILE`): an edit or an insertion? `lone`: the elided one is all a marker stands for, so one not close to it is new (as its
-        edit, it would leave the marker nothing)."""
+        one much like it (`# usage: tool [--dry-run] FILE`): an edit or an insertion? `lone`: the
+        elided one is all a marker stands for, so one not close to it is new (as its edit, it would
+        leave the marker nothing)."""
         if not s_items or not o_items:
             return False
         if lone and (

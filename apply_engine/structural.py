@@ -83,12 +83,11 @@ PARTS_PARSE_ALONE = frozenset(
     | {"swift", "css", "php", "markdown"}
 )
 PHP_OPEN = "<?php"
+# a line that starts with a string (`$"""`, `r"""`, a template's backtick)
+STRING_FIRST = re.compile(r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]")
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
-STRING_FIRST = re.compile(
-    r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]"
-)  # `$\"\"\"`, `r\"\"\"`, a template's backtick
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 
 
@@ -355,7 +354,6 @@ class StringHeads:
     `// see runbook` line, above it, then `\"\"\".trimIndent()` closing the string."""
 
     def __init__(self, heads: dict[int, tuple[int, int]], lines: list[str], original: list[str]) -> None:
-        self.heads = heads
         self.filled: list[int | tuple[int]] = []  # a snippet line k, or (j,): original line j
         for k in range(len(lines)):
             start, end = heads.get(k, (0, 0))
@@ -789,27 +787,26 @@ def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> st
     offsets, lines = source.offsets, None
     for lo, hi in not_copied(plan, source):
         for k in range(bisect_right(offsets, lo) - 1, bisect_left(offsets, hi)):
-            line = source.lines[k].strip()
-            name = DECLARED_NAME.search(signature_key(line)) if line.endswith(("{", ":")) else None
-            if name is None or f"{name.group()}(" not in line:
+            name = declared_function(source.lines[k])
+            if name is None:
                 continue
-            word = whole_word(name.group())
+            word = whole_word(name)
             lines = lines or merged.splitlines()
-            uses = [n for n, use in enumerate(lines) if f"{name.group()}(" in use and word.search(use)]
-            if any(declares(lines[n], name.group()) for n in uses):
+            uses = [n for n, use in enumerate(lines) if f"{name}(" in use and word.search(use)]
+            if any(declared_function(lines[n]) == name for n in uses):
                 continue
             for n in uses:
                 other = re.compile(r"[A-Za-z_$][\w$]*".join(map(re.escape, word.split(lines[n]))))
                 if any(m != n and other.fullmatch(lines[m]) for m in (n - 1, n + 1) if 0 <= m < len(lines)):
-                    return line
+                    return source.lines[k].strip()
     return None
 
 
-def declares(line: str, name: str) -> bool:
-    """Whether `line` opens the declaration of function or method `name`."""
+def declared_function(line: str) -> str | None:
+    """The name of the function or method whose declaration `line` opens (`void update() {`)."""
     line = line.strip()
     found = DECLARED_NAME.search(signature_key(line)) if line.endswith(("{", ":")) else None
-    return found is not None and found.group() == name
+    return found.group() if found is not None and f"{found.group()}(" in line else None
 
 
 def deleted_yet_used(
@@ -819,7 +816,7 @@ def deleted_yet_used(
     file, whose name that file still uses: a snippet that shows the code around it closed up, not a
     deletion it meant (one that names it in a removal comment is)."""
     # (top-level items only: a method's name is too often another object's, `this.users.get(id)`;
-    # see method_deleted_yet_called)
+    # see renamed_beside_old_call)
     gone = []
     offsets = source.offsets
     for lo, hi in not_copied(plan, source):
