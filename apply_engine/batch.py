@@ -21,12 +21,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import msgspec
 
@@ -52,11 +53,13 @@ SERVER_TIMEOUT_S = 600.0
 EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 LOCK_WAIT_S = 5.0  # how long a run waits for another run (or a killed run's dying workers) to let go
 TASKS_PER_WORKER = 8  # pool chunks per worker: small enough to balance, large enough to amortize IPC
+INTERRUPT_POLL_S = 0.05  # how often a wait for results looks for a Ctrl-C it deferred
 
 if TYPE_CHECKING:
     import httpx
 
 Merger = Callable[[ApplyRequest], ApplyResult]
+T = TypeVar("T")
 
 
 class PatchLine(msgspec.Struct, forbid_unknown_fields=True):
@@ -395,9 +398,50 @@ def apply_file_structural(job: FileJob) -> FileOutcome:
     return apply_file(job, structural_merger())
 
 
+def apply_chunk_structural(jobs: list[FileJob]) -> list[FileOutcome]:
+    return [apply_file_structural(job) for job in jobs]
+
+
 def ignore_interrupts() -> None:
     """Pool workers leave Ctrl-C to the parent, which terminates them (a killed write leaves a temp file)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[threading.Event]:
+    """Ctrl-C sets the event instead of raising KeyboardInterrupt wherever the main thread stands.
+
+    Raised inside `threading.Condition.wait` (a pool's or a future's result), KeyboardInterrupt can
+    land between the lock's release and re-acquire and surface as `RuntimeError: release unlocked
+    lock`; `interruptible` raises it instead, between waits. Off the main thread, where signals
+    cannot be caught, the event is never set.
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def interruptible(waits: Iterable[Callable[[float], T]], timeout_error: type[Exception]) -> Iterator[T]:
+    """What each `wait(timeout)` answers, polled; a Ctrl-C deferred meanwhile is raised between polls."""
+    with deferred_interrupts() as interrupted:
+        for wait in waits:
+            while True:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                try:
+                    answer = wait(INTERRUPT_POLL_S)
+                    break
+                except timeout_error:
+                    continue
+            yield answer
+        if interrupted.is_set():  # pressed while the last answer was being handled
+            raise KeyboardInterrupt
 
 
 def run_structural(jobs: list[FileJob], workers: int) -> Iterator[FileOutcome]:
@@ -408,7 +452,13 @@ def run_structural(jobs: list[FileJob], workers: int) -> Iterator[FileOutcome]:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     chunk = max(1, len(jobs) // (workers * TASKS_PER_WORKER))
     with multiprocessing.get_context(method).Pool(workers, initializer=ignore_interrupts) as pool:
-        yield from pool.imap_unordered(apply_file_structural, jobs, chunksize=chunk)
+        # chunks as tasks of their own: a pool iterator of single tasks has next(timeout)
+        chunks = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
+        results = pool.imap_unordered(apply_chunk_structural, chunks)
+        for outcomes in interruptible(
+            itertools.repeat(results.next, len(chunks)), multiprocessing.TimeoutError
+        ):
+            yield from outcomes
 
 
 def run_in_process(jobs: list[FileJob], merger: Merger) -> Iterator[FileOutcome]:
@@ -443,8 +493,7 @@ def run_servers(jobs: list[FileJob], urls: list[str], engine: EngineName) -> Ite
         try:
             mergers = itertools.cycle([ServerMerger(client, url, engine) for url in urls])
             futures = [pool.submit(apply_file, job, next(mergers)) for job in jobs]
-            for future in futures:
-                yield future.result()
+            yield from interruptible((future.result for future in futures), TimeoutError)
         finally:  # on Ctrl-C, files not yet started are never started
             pool.shutdown(wait=True, cancel_futures=True)
 
