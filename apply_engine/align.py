@@ -26,7 +26,7 @@ Reason and the level returns None.
 
 import re
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -393,6 +393,19 @@ def tests_other_names(line: str, other: str) -> bool:
 
 def similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def edited_line(line: str, new: str) -> bool:
+    """`new` much like `line`, or `line` extended (`<p>Updated.</p>` by `<p>Updated. <a>...</a></p>`)."""
+    return similarity(line, new) >= LINE_UNSURE_SIMILARITY or shared_head(line, new) >= 0.75 * len(line)
+
+
+def dropped_word(line: str, new: str, word: str) -> bool:
+    """`new` is `line` with `word` and a little around it (quotes, a comma) taken out, nothing else."""
+    if not 0 < len(line) - len(new) <= len(word) + 4:
+        return False
+    rest = iter(line)
+    return all(c in rest for c in new)  # `new` a subsequence of `line`
 
 
 def shared_head(a: str, b: str) -> int:
@@ -1082,6 +1095,9 @@ class Aligner:
                     or (below is None and tail_elided)
                     or (below is not None and below.marker and self.depth(below) <= self.depth(item))
                 )
+                if sb > 0 and s_items[sb - 1].marker and self.maybe_new_below_marker(item, o_items[ob]):
+                    self.unsure(item)
+                    return None
                 pair = self.pair(
                     o_items[ob],
                     s_items[sb],
@@ -2212,6 +2228,32 @@ class Aligner:
                 return True
         return False
 
+    def maybe_new_below_marker(self, s_item: Item, o_item: Item) -> bool:
+        """A block right below a marker, paired with the original's for its kind alone (`<button`)
+        or for a chained call on other arguments (`.swipeActions(edge: .leading)` where
+        `.swipeActions(edge: .trailing)` stands), too little of it like the original's inside: the
+        marker may stand for that block too, this one new below it. Inside, what counts is the
+        lines that tell the original's apart: a third kept, edited or not; with the header
+        changed, half kept as they were."""
+        if not s_item.children or has_marker(s_item):
+            return False
+        s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        chained = self.snippet.key(s_item).startswith(".") and s_header != o_header
+        if not (chained or (s_header.startswith("<") and self.by_likeness(s_item))):
+            return False
+        telling = [
+            line
+            for line in self.original.normalized[o_item.header + 1 : o_item.end]
+            if letters(line) >= MIN_INNER_LETTERS
+        ]
+        shown = self.snippet.normalized[s_item.header + 1 : s_item.end]
+        if not telling:
+            return False
+        if chained:
+            return 2 * len(set(telling) & set(shown)) <= len(telling)
+        kept = [line for line in telling if any(edited_line(line, new) for new in shown)]
+        return 3 * len(kept) <= len(telling)
+
     def by_likeness(self, item: Item) -> bool:
         """A block with no name of its own (`<li>`, `if (x) {`) but its kind."""
         header = normalize(self.snippet.lines[item.header])
@@ -2587,6 +2629,8 @@ class Aligner:
             deleted > MAX_SILENT_DELETION
             and deleted > DELETION_RATIO * inserted
             and not self.drops_its_ties(o_gap)
+            and not self.moved_away(o_gap, new)
+            and not self.named_out(o_gap)
         ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
@@ -2594,6 +2638,39 @@ class Aligner:
             )
             return None
         return ops
+
+    def moved_away(self, o_gap: list[Item], new: list[Item]) -> bool:
+        """Deleted code each of whose items the snippet shows elsewhere than in its place (`new`),
+        header and all, more often than the rest of the original has that header: moved, not lost."""
+        lines, s_lines = self.original.normalized, self.snippet.normalized
+        lo, hi = o_gap[0].start, o_gap[-1].end
+        rest = Counter(line for k, line in enumerate(lines) if not lo <= k < hi)
+        here = {k for item in new for k in range(item.start, item.end)}
+        shown = Counter(line for k, line in enumerate(s_lines) if k not in here)
+        headers = [lines[item.header] for item in o_gap if not item.marker and lines[item.header]]
+        return bool(headers) and all(shown[header] > rest[header] for header in headers)
+
+    def named_out(self, o_gap: list[Item]) -> bool:
+        """Deleted declarations each shown dropped from a line elsewhere that names it (`__all__ =
+        [..., 'LifoQueue', ...]` shown without `'LifoQueue', `): the deletion is meant."""
+        lines = self.original.normalized
+        lo, hi = o_gap[0].start, o_gap[-1].end
+        known = set(lines)
+        edited = [line for line in self.snippet.normalized if line and line not in known]
+        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        for item in named:
+            declared = NAME.findall(self.original.key(item))  # `class LifoQueue`: LifoQueue
+            if not declared:
+                return False
+            name = whole_word(declared[-1])
+            naming = [line for k, line in enumerate(lines) if not lo <= k < hi and name.search(line)]
+            if not any(
+                not name.search(new) and dropped_word(line, new, declared[-1])
+                for line in naming
+                for new in edited
+            ):
+                return False
+        return bool(named)
 
     def drops_its_ties(self, o_gap: list[Item]) -> bool:
         """Deleted code tied by a name to a line elsewhere that the snippet deletes too: its own

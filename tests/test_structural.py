@@ -4125,3 +4125,96 @@ def test_a_header_the_original_lacks_over_an_elided_body_is_no_rename_without_it
         "def close(queue):\n    queue.clear()\n\n# ... existing code ...\n"
     )
     ambiguous(original, snippet, path="telemetry.py")
+
+
+def test_a_markup_element_below_a_marker_unlike_the_one_there_is_ambiguous() -> None:
+    """A `<button>` after `<!-- ... filter buttons ... -->` where the footer's one button stands, no
+    line of it kept: an edit of that button, or a new one after it? (The merge replaced it.)"""
+    original = (
+        '<template>\n  <footer>\n    <button\n      v-for="f in filters"\n      :class="{ active: filter === f }"\n'
+        '      @click="filter = f"\n    >\n      {{ f }}\n    </button>\n  </footer>\n</template>\n'
+    )
+    snippet = (
+        "<template>\n  <footer>\n    <!-- ... filter buttons ... -->\n    <button\n"
+        '      v-if="todos.length > remaining"\n      class="todo-list__clear"\n      @click="clearCompleted"\n'
+        "    >\n      Clear completed\n    </button>\n  </footer>\n</template>\n"
+    )
+    assert ambiguous(original, snippet, path="TodoList.vue").reasons[0].code == "edit_or_insertion"
+    # the same element with a line of it extended is its edit
+    extended = original.replace('"filter = f"', '"filter = f; save()"')
+    shown = "<template>\n  <footer>\n    <!-- ... -->\n" + extended.split("<footer>\n", 1)[1]
+    assert merged(original, shown, path="TodoList.vue") == extended
+
+
+def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous() -> None:
+    """`.swipeActions(edge: .leading)` below a marker where `.swipeActions(edge: .trailing)`
+    ends the chain: SwiftUI takes both, so it may be a second one. (The merge replaced it.)"""
+    original = (
+        "struct ListView: View {\n    var body: some View {\n        ForEach(items) { item in\n"
+        "            Row(item: item)\n                .onTapGesture {\n                    player.play(item)\n                }\n"
+        "                .swipeActions(edge: .trailing) {\n                    Button {\n"
+        "                        viewModel.togglePlayed(item)\n                    } label: {\n"
+        '                        Label("Played", systemImage: "checkmark.circle")\n                    }\n'
+        "                    .tint(.blue)\n                }\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "struct ListView: View {\n    var body: some View {\n        ForEach(items) { item in\n"
+        "                // ... row, tap gesture and trailing swipe action unchanged ...\n"
+        "                .swipeActions(edge: .leading) {\n                    Button {\n"
+        "                        viewModel.download(item)\n                    } label: {\n"
+        '                        Label("Download", systemImage: "arrow.down.circle")\n                    }\n'
+        "                    .tint(.green)\n                }\n        }\n    }\n}\n"
+    )
+    ambiguous(original, snippet, path="ListView.swift")
+
+
+def test_a_function_moved_is_deleted_where_it_stood() -> None:
+    """`human_size` shown above `parse_args`, its old place closed up: moved, not lost."""
+    helper = 'def human_size(num):\n    """`num` bytes for people."""\n    if num < 0:\n        raise ValueError(num)\n'
+    helper += '    for unit in ("B", "KiB", "MiB"):\n        if num < 1024:\n            return f"{num:.1f} {unit}"\n'
+    helper += '        num /= 1024\n    return f"{num:.1f} GiB"\n\n\n'
+    parse = "def parse_args(argv=None):\n    parser = make_parser()\n    return parser.parse_args(argv)\n\n\n"
+    select = (
+        "def select(paths):\n    keep = set(paths)\n    log.info('kept %d', len(keep))\n    return keep\n\n\n"
+    )
+    original = (
+        "import logging\n\nlog = logging.getLogger()\n\n\n"
+        + parse
+        + select
+        + helper
+        + "args = parse_args()\n"
+    )
+    snippet = (
+        "# ... imports ...\nlog = logging.getLogger()\n\n\n"
+        + helper
+        + parse
+        + "def select(paths):\n    # ... existing code ...\n    return keep\n\n\nargs = parse_args()\n"
+    )
+    expected = (
+        "import logging\n\nlog = logging.getLogger()\n\n\n"
+        + helper
+        + parse
+        + select
+        + "args = parse_args()\n"
+    )
+    assert merged(original, snippet, path="rotate.py") == expected
+
+
+def test_a_class_dropped_from_all_is_deleted_by_closing_up() -> None:
+    """`LifoQueue` gone from `__all__`, the classes around it shown closed up: meant, not lost."""
+    lifo = "class LifoQueue(Queue):\n    def _init(self, maxsize):\n        self.queue = []\n\n"
+    lifo += "    def _qsize(self):\n        return len(self.queue)\n\n    def _put(self, item):\n"
+    lifo += "        self.queue.append(item)\n\n    def _get(self):\n        return self.queue.pop()\n\n\n"
+    queue = "class Queue:\n    def _init(self, maxsize):\n        self.queue = deque()\n\n\n"
+    simple = "class SimpleQueue:\n    def put(self, item):\n        self._queue.append(item)\n"
+    original = "__all__ = ['Queue', 'LifoQueue', 'SimpleQueue']\n\n" + queue + lifo + simple
+    snippet = (
+        "__all__ = ['Queue', 'SimpleQueue']\n\n"
+        + queue
+        + "class SimpleQueue:\n    # ... rest unchanged ...\n"
+    )
+    expected = "__all__ = ['Queue', 'SimpleQueue']\n\n" + queue + simple
+    assert merged(original, snippet, path="queue.py") == expected
+    # left in `__all__`, its deletion is unexplained
+    kept = snippet.replace("['Queue', 'SimpleQueue']", "['Queue', 'LifoQueue', 'SimpleQueue']")
+    assert ambiguous(original, kept, path="queue.py").reasons[0].code == "unexplained_deletion"
