@@ -1030,6 +1030,8 @@ class Aligner:
             placed = self.fragments_alone(o_items, s_items, reindent)
             if placed is not None:
                 return placed
+        # nothing anchored, a tail elided from outside: the item shown may edit the block's head
+        edits_head = not anchors and tail_elided and self.edits_open_head(s_items, o_items)
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
@@ -1050,7 +1052,7 @@ class Aligner:
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
             if sa < 0:
-                edge = "lead" if top else None
+                edge = "lead" if top else "tail" if edits_head else None
             elif sb == len(s_items):
                 edge = "tail" if keeps_tail and not whole_file else None
             elif self.ends_in_marker(s_items[sa]) or self.left_open(s_items[sa], o_items[oa]):
@@ -1111,6 +1113,17 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def edits_open_head(self, s_items: list[Item], o_items: list[Item]) -> bool:
+        """The one item shown, nothing anchored, an edit of the original's first block, left open
+        (`if (!line || ...) {` with its test changed, no `}` shown): an original line, edited, so
+        a tail elided from outside stays after it."""
+        shown = [item for item in s_items if not item.marker]
+        if len(shown) != 1 or not o_items:
+            return False
+        item, o_item = shown[0], o_items[0]
+        open_block = o_item.closer and not item.closer and item.nested  # the snippet stops inside it
+        return open_block and self.same_signature(item, o_item) is True
 
     def shows_first_items(self, o_items: list[Item], s_items: list[Item]) -> bool:
         """A block's first items shown word for word where the snippet ends inside it: the rest

@@ -4218,3 +4218,19 @@ def test_a_class_dropped_from_all_is_deleted_by_closing_up() -> None:
     # left in `__all__`, its deletion is unexplained
     kept = snippet.replace("['Queue', 'SimpleQueue']", "['Queue', 'LifoQueue', 'SimpleQueue']")
     assert ambiguous(original, kept, path="queue.py").reasons[0].code == "unexplained_deletion"
+
+
+def test_an_edited_block_left_open_above_a_shallower_marker_keeps_the_rest_of_its_parent() -> None:
+    """`if (...) {` with its test changed, `continue`, then `// ...` at column 0, the loop never
+    closed: the rest of the loop is elided, not deleted."""
+    original = (
+        "const decode = (str) => {\n  const out = {}\n  for (const line of str.split('\\n')) {\n"
+        "    if (!line || line.match(/^\\s*[;#]/)) {\n      continue\n    }\n    const match = line.match(re)\n"
+        "    if (!match) {\n      continue\n    }\n    out[match[1]] = match[2]\n  }\n  return out\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n  for (const line of str.split('\\n')) {\n"
+        "    if (!line || line.match(/^\\s*([;#]|\\/\\/)/)) {\n      continue\n// ... existing code ...\n"
+    )
+    expected = original.replace("/^\\s*[;#]/", "/^\\s*([;#]|\\/\\/)/")
+    assert merged(original, snippet, path="ini.js") == expected
