@@ -157,9 +157,10 @@ EXTENSIONS = {
     ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".jl": "julia", ".lua": "lua", ".nix": "nix",
     ".pl": "perl", ".pm": "perl", ".ps1": "powershell", ".psm1": "powershell", ".psd1": "powershell",
     ".proto": "proto", ".r": "r", ".scala": "scala", ".sc": "scala", ".scss": "scss", ".sol": "solidity",
-    ".sql": "sql", ".bzl": "starlark", ".star": "starlark", ".svelte": "svelte", ".vue": "vue",
-    ".xml": "xml", ".xsd": "xml", ".xsl": "xml", ".xslt": "xml", ".svg": "xml", ".plist": "xml",
-    ".csproj": "xml", ".fsproj": "xml", ".props": "xml", ".targets": "xml", ".xaml": "xml", ".zig": "zig",
+    ".sql": "sql", ".bzl": "starlark", ".bazel": "starlark", ".star": "starlark", ".svelte": "svelte",
+    ".vue": "vue", ".xml": "xml", ".xsd": "xml", ".xsl": "xml", ".xslt": "xml", ".svg": "xml",
+    ".plist": "xml", ".csproj": "xml", ".fsproj": "xml", ".props": "xml", ".targets": "xml", ".xaml": "xml",
+    ".zig": "zig",
 }  # fmt: skip
 # files known by their whole name
 NAMES = {
@@ -239,6 +240,8 @@ def detect_language(text: str, language: str | None = None, path: str | None = N
         if by_extension:
             return by_extension
         if TEXT_NAMES.match(file.name) or file.name.lower().startswith(("dockerfile.", "containerfile.")):
+            return "text"
+        if file.suffix:  # a language this has no grammar for (`.nim`, `.coffee`): sniffing would guess
             return "text"
     return sniff_language(text)
 

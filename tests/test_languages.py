@@ -142,8 +142,15 @@ def test_content_sniffing_without_a_path(text: str, language: str) -> None:
     assert detect_language(text) == language
 
 
-def test_unknown_extension_falls_back_to_sniffing() -> None:
-    assert detect_language("package main\n", path="notes.weird") == "go"
+def test_unknown_extension_is_text_and_no_extension_falls_back_to_sniffing() -> None:
+    """An extension this has no grammar for names another language: sniffed, a Nim file read as
+    TypeScript and a CoffeeScript one as Markdown (both merged worse than as text)."""
+    nim = "import std/strutils\n\ntype\n  Value* = object\n    s: string\n\nproc parse(raw: string): Value =\n  discard\n"
+    assert detect_language(nim, path="config.nim") == "text"
+    assert detect_language("package main\n", path="notes.weird") == "text"
+    assert detect_language("package main\n", path="tools/run") == "go"
+    assert detect_language('py_library(name = "x")\n', path="lib/MODULE.bazel") == "starlark"
+    assert detect_language('py_library(name = "x")\n', path="lib/deps.bazel") == "starlark"
 
 
 def test_each_thread_gets_its_own_parser() -> None:
