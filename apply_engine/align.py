@@ -2259,9 +2259,9 @@ class Aligner:
             for line in self.original.normalized[o_item.header + 1 : o_item.end]
             if letters(line) >= MIN_INNER_LETTERS
         ]
-        shown = self.snippet.normalized[s_item.header + 1 : s_item.end]
         if not telling:
             return False
+        shown = self.snippet.normalized[s_item.header + 1 : s_item.end]
         if chained:
             return 2 * len(set(telling) & set(shown)) <= len(telling)
         kept = [line for line in telling if any(edited_line(line, new) for new in shown)]
