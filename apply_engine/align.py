@@ -50,6 +50,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+MARKER_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")  # a word a marker may name code by: `trailing`
 BINDING = re.compile(
     r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])"
 )  # see bound_names
@@ -565,6 +566,7 @@ class Aligner:
             return (
                 not self.other_bare_block(s_item, o_item)
                 and not self.other_element(s_item, o_item, o_items)
+                and not (s > 0 and self.named_by_marker(s_items[s - 1], s_item, o_item))
                 and (fits is None or fits(s_item, o_item))
             )
 
@@ -589,6 +591,19 @@ class Aligner:
             if not after_anchor and self.unlike_callback(s_items[s], o_items[o]):
                 return None
         return dict(longest_increasing(list(found.items())))
+
+    def named_by_marker(self, marker: Item, s_item: Item, o_item: Item) -> bool:
+        """A marker right above that names the original's block by a word its header has and the
+        block shown below does not (`// ... trailing swipe action unchanged ...` above
+        `.swipeActions(edge: .leading)` where `.swipeActions(edge: .trailing)` stands): the
+        marker stands for that block, and the one shown is new."""
+        if not marker.marker or s_item.marker:
+            return False
+        said = {word.lower() for word in MARKER_WORD.findall(self.snippet.lines[marker.start])}
+        s_words = {word.lower() for word in MARKER_WORD.findall(self.snippet.normalized[s_item.header])}
+        o_words = {word.lower() for word in MARKER_WORD.findall(self.original.normalized[o_item.header])}
+        gone, new = o_words - s_words, s_words - o_words  # a word changed: `trailing` for `leading`
+        return bool(gone and new and said & gone) and not said & new
 
     def other_bare_block(self, s_item: Item, o_item: Item) -> bool:
         """A block under a bare keyword (`try {`, `begin`) known by that alone, whose code shown
@@ -1429,11 +1444,18 @@ class Aligner:
             return None
         items, fragments = self.flat_members(o_gap, *split, edge)
         parts: list[list[Item]] = [[]]
+        markers: list[Item] = []
         for item in hoist_markers(items):
             if item.marker:
                 parts.append([])
+                markers.append(item)
             else:
                 parts[-1].append(item)
+        below = {part[0]: marker for marker, part in zip(markers, parts[1:], strict=True) if part}
+
+        def another(s_item: Item, o_item: Item) -> bool:  # the marker above it names that one
+            return s_item in below and self.named_by_marker(below[s_item], s_item, o_item)
+
         if o_gap and len(parts) == 1 and edge == "lead":
             rewritten = self.rewritten_doc(o_gap, parts[0], reindent)
             if rewritten is not None:
@@ -1479,6 +1501,8 @@ class Aligner:
         if found is None:
             return None
         after, tail = found[0], found[1][::-1]
+        if tail and len(tail) + after == len(parts[-1]) and another(parts[-1][0], tail[0]):
+            tail = tail[1:]  # the marker right above stands for the original's block: this one is new
         kept = rest[: len(rest) - len(tail)]
         shown_head = parts[0][before : before + len(head)]
         shown_tail = parts[-1][len(parts[-1]) - after - len(tail) : len(parts[-1]) - after]
@@ -1518,9 +1542,9 @@ class Aligner:
             return None
         inserted = [*parts[0][:before], *before_kept, *after_kept, *parts[-1][len(parts[-1]) - after :]]
         if (
-            self.twin(kept, inserted)
+            self.twin(kept, inserted, another)
             or self.repeats_elided(inserted, kept)
-            or self.lands_on_key(after, kept, after_kept)
+            or self.lands_on_key(after, kept, after_kept, another)
             or self.shown_from_elsewhere(inserted)
         ):
             return None
@@ -2091,16 +2115,18 @@ class Aligner:
         (first, k), (second, _) = counts[:2]
         return [candidates[k]] if first >= 2 * second and first >= second + 3 else candidates
 
-    def lands_on_key(self, after: int, kept: list[Item], landing: list[Item]) -> bool:
+    def lands_on_key(
+        self, after: int, kept: list[Item], landing: list[Item], another: Callable[[Item, Item], bool]
+    ) -> bool:
         """New `key = value` lines after a marker that land at the end of an elided block holding
         that key already (a TOML table's `dependencies` shown without its `[project]` header):
         its edit, written where this level cannot pair it, would make the key appear twice."""
         if after or not kept or not kept[-1].nested or not landing:
             return False
-        keys = {self.original.key(child) for child in kept[-1].children}
+        keys = {self.original.key(child): child for child in kept[-1].children}
         for item in landing:
             key = self.snippet.key(item)
-            if key in keys and key != self.snippet.normalized[item.header]:
+            if key in keys and key != self.snippet.normalized[item.header] and not another(item, keys[key]):
                 self.fail(
                     "several_candidates", f"{key!r} is a key of the elided block above it already", item
                 )
@@ -2521,14 +2547,19 @@ class Aligner:
         )
         return True
 
-    def twin(self, kept: list[Item], new: list[Item]) -> bool:
-        """A new item whose signature an elided original item shares: an edit of which one?"""
+    def twin(self, kept: list[Item], new: list[Item], another: Callable[[Item, Item], bool]) -> bool:
+        """A new item whose signature an elided original item shares: an edit of which one?
+        (`another`: the marker above it names the original one, so it is another.)"""
         if not new:
             return False
-        keys = {self.original.key(item) for item in kept}
+        keys = {self.original.key(item): item for item in kept}
         for item in new:
             key = self.snippet.key(item)
-            if key in keys and key != normalize(self.snippet.lines[item.header]):
+            if (
+                key in keys
+                and key != normalize(self.snippet.lines[item.header])
+                and not another(item, keys[key])
+            ):
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True
         shown = [body(self.snippet, item) if item.nested else "" for item in new]

@@ -4146,9 +4146,10 @@ def test_a_markup_element_below_a_marker_unlike_the_one_there_is_ambiguous() -> 
     assert merged(original, shown, path="TodoList.vue") == extended
 
 
-def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous() -> None:
+def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous_unless_the_marker_names_it() -> None:
     """`.swipeActions(edge: .leading)` below a marker where `.swipeActions(edge: .trailing)`
-    ends the chain: SwiftUI takes both, so it may be a second one. (The merge replaced it.)"""
+    ends the chain: SwiftUI takes both, so it may be a second one. (The merge replaced it.) A
+    marker that names the original one by the word that differs stands for it: this one is new."""
     original = (
         "struct ListView: View {\n    var body: some View {\n        ForEach(items) { item in\n"
         "            Row(item: item)\n                .onTapGesture {\n                    player.play(item)\n                }\n"
@@ -4159,13 +4160,25 @@ def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous() -> None
     )
     snippet = (
         "struct ListView: View {\n    var body: some View {\n        ForEach(items) { item in\n"
-        "                // ... row, tap gesture and trailing swipe action unchanged ...\n"
+        "                // ... row, tap gesture and swipe action unchanged ...\n"
         "                .swipeActions(edge: .leading) {\n                    Button {\n"
         "                        viewModel.download(item)\n                    } label: {\n"
         '                        Label("Download", systemImage: "arrow.down.circle")\n                    }\n'
         "                    .tint(.green)\n                }\n        }\n    }\n}\n"
     )
     ambiguous(original, snippet, path="ListView.swift")
+    leading = snippet.split("                .swipeActions", 1)[1].rsplit("        }\n    }\n}\n", 1)[0]
+    expected = original.replace(
+        "                }\n        }\n",
+        "                }\n                .swipeActions" + leading + "        }\n",
+        1,
+    )
+    for marker in ("row, tap gesture and trailing swipe action unchanged", "existing .trailing actions"):
+        named = snippet.replace("row, tap gesture and swipe action unchanged", marker)
+        assert merged(original, named, path="ListView.swift") == expected
+    # a marker naming the new one's word as well says nothing of which one it stands for
+    both = snippet.replace("row, tap gesture and swipe action", "leading or trailing swipe action")
+    ambiguous(original, both, path="ListView.swift")
 
 
 def test_a_function_moved_is_deleted_where_it_stood() -> None:
