@@ -42,7 +42,7 @@ from apply_engine.keys import (
     normalize,
     signature_key,
 )
-from apply_engine.markers import elided_body
+from apply_engine.markers import elided_body, naming_words
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
 
@@ -50,7 +50,6 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
-MARKER_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")  # a word a marker may name code by: `trailing`
 BINDING = re.compile(
     r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])"
 )  # see bound_names
@@ -594,14 +593,14 @@ class Aligner:
 
     def named_by_marker(self, marker: Item, s_item: Item, o_item: Item) -> bool:
         """A marker right above that names the original's block by a word its header has and the
-        block shown below does not (`// ... trailing swipe action unchanged ...` above
+        header shown below does not (`// ... trailing swipe action unchanged ...` above
         `.swipeActions(edge: .leading)` where `.swipeActions(edge: .trailing)` stands): the
         marker stands for that block, and the one shown is new."""
         if not marker.marker or s_item.marker:
             return False
-        said = {word.lower() for word in MARKER_WORD.findall(self.snippet.lines[marker.start])}
-        s_words = {word.lower() for word in MARKER_WORD.findall(self.snippet.normalized[s_item.header])}
-        o_words = {word.lower() for word in MARKER_WORD.findall(self.original.normalized[o_item.header])}
+        said = naming_words(self.snippet.lines[marker.start])
+        s_words = naming_words(self.snippet.normalized[s_item.header])
+        o_words = naming_words(self.original.normalized[o_item.header])
         gone, new = o_words - s_words, s_words - o_words  # a word changed: `trailing` for `leading`
         return bool(gone and new and said & gone) and not said & new
 
@@ -1501,7 +1500,7 @@ class Aligner:
         if found is None:
             return None
         after, tail = found[0], found[1][::-1]
-        if tail and len(tail) + after == len(parts[-1]) and another(parts[-1][0], tail[0]):
+        if len(tail) == 1 and after == len(parts[-1]) - 1 and another(parts[-1][0], tail[0]):
             tail = tail[1:]  # the marker right above stands for the original's block: this one is new
         kept = rest[: len(rest) - len(tail)]
         shown_head = parts[0][before : before + len(head)]

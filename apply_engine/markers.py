@@ -30,6 +30,12 @@ PHRASE = re.compile(
     rf"no changes?|not shown)\b",
     re.IGNORECASE,
 )
+STOCK_WORDS = (
+    "existing remaining original other previous more rest unchanged same before above below keep keeping kept"
+    " omitted elided not shown changes change stays stay here the and for with all etc snip"
+)
+FILLER = frozenset([*CODE_NOUNS.replace("?", "").split("|"), *STOCK_WORDS.split()])  # a marker's stock words
+NAMING_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")
 LEADING_PHRASE = re.compile(r"^(existing|remaining|previous) \w+", re.I)  # "existing JSX", "remaining props"
 WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc|snip)\b", re.I)
 SHORT_COMMENT_WORDS = 9
@@ -183,3 +189,10 @@ def is_path_comment(
     if body is None or not any(c.isalpha() for c in body):
         return False
     return PATH.match(body) is not None or NAMED_PATH.match(body) is not None
+
+
+def naming_words(line: str) -> set[str]:
+    """The words by which a marker names the code it stands for (`// ... trailing swipe action
+    unchanged ...`: trailing, swipe, action), lowercased, its stock phrasing left out."""
+    words = {word.lower() for word in NAMING_WORD.findall(line)}
+    return {word for word in words if word not in FILLER and word + "s" not in FILLER}

@@ -3,7 +3,14 @@
 import pytest
 
 from apply_engine.languages import has_block_comments, line_comment_prefixes
-from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
+from apply_engine.markers import (
+    elided_body,
+    has_inline_marker,
+    is_marker,
+    is_path_comment,
+    is_removal,
+    naming_words,
+)
 
 MARKERS = [
     ("python", "# ... existing code ..."),
@@ -173,3 +180,20 @@ def test_a_body_elided_on_its_header_line_leaves_the_header(line: str, header: s
 )
 def test_a_comment_naming_a_file_maybe_with_a_note(line: str, expected: bool) -> None:
     assert is_path_comment(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            "// ... row, tap gesture and trailing swipe action unchanged ...",
+            {"row", "tap", "gesture", "trailing", "swipe", "action"},
+        ),
+        ("// ... existing code ...", set()),
+        ("# ... rest of the file, imports and tests unchanged ...", set()),
+        ("<!-- ... filter buttons ... -->", {"filter", "buttons"}),
+        ("// ... validate, apply_discount unchanged ...", {"validate", "apply_discount"}),
+    ],
+)
+def test_the_words_a_marker_names_code_by_leave_its_stock_phrasing_out(line: str, words: set[str]) -> None:
+    assert naming_words(line) == words
