@@ -520,15 +520,31 @@ class Aligner:
     def moved(self, ops: list[Op]) -> list[Op] | None:
         """`ops` without the original copy of each function or class that the snippet shows out of
         the original's order, word for word, when the plan copies it where it stood as well: moved
-        (one name declared twice is no edit anyone asks for). None, the reason recorded, for any
-        other item written where it is shown and copied where it stood (moved, or copied?), and
-        when the order as shown has no one longest run of anchors (which of two items moved?)."""
+        (one name declared twice is no edit anyone asks for). One shown there with markers inside
+        (`# ... existing code (moved unchanged) ...`), its old place closed up, is moved too: its
+        markers filled from the original's. None, the reason recorded, for any other item written
+        where it is shown and copied where it stood (moved, or copied?), and when the order as
+        shown has no one longest run of anchors (which of two items moved?)."""
         for s_item, o_item, tied in self.crossed:
             copy = next((op for op in ops if isinstance(op, Copy) and holds_item(op, o_item)), None)
-            if copy is None or not any(isinstance(op, Insert) and holds_item(op, s_item) for op in ops):
+            insert = next((op for op in ops if isinstance(op, Insert) and holds_item(op, s_item)), None)
+            if insert is None:
                 continue
             header = self.snippet.lines[s_item.header]
             declared = s_item.nested and (self.is_function(s_item) or TYPE_DECLARATION.search(header))
+            if copy is None:
+                if tied or not declared or not has_marker(s_item):
+                    continue
+                filled = self.pair(o_item, s_item, shown_spacing=True)
+                if filled is None:
+                    return None
+                k, reindent = ops.index(insert), insert.reindent
+                before, after = (
+                    Insert(insert.start, s_item.lead, reindent),
+                    Insert(s_item.end, insert.end, reindent),
+                )
+                ops = [*ops[:k], *(op for op in (before, *filled, after) if op.start < op.end), *ops[k + 1 :]]
+                continue
             if tied or not declared or self.snippet.text(s_item) != self.original.text(o_item):
                 self.fail("moved_or_copied", f"{header.strip()[:60]!r} is shown moved and kept where it was")
                 return None

@@ -4181,6 +4181,43 @@ def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous_unless_th
     ambiguous(original, both, path="ListView.swift")
 
 
+def test_a_method_moved_with_its_body_elided_is_filled_from_where_it_stood() -> None:
+    """`_request` shown below the public methods, its body a marker: moved, its body carried over
+    from its old place, which closes up; an edit shown inside it stays."""
+    request = (
+        "    def _request(self, path):\n        url = self.base + path\n        reply = self.http.get(url)\n"
+        "        reply.raise_for_status()\n        return reply.json()\n"
+    )
+    original = (
+        "class Client:\n    def __init__(self, base, http):\n        self.base = base\n        self.http = http\n\n"
+        + request
+        + "\n    def user(self, name):\n        return self._request(f'/users/{name}')\n\n"
+        "    def repo(self, name):\n        return self._request(f'/repos/{name}')\n"
+    )
+    snippet = (
+        "class Client:\n    def __init__(self, base, http):\n        # ... existing code ...\n\n"
+        "    def user(self, name):\n        # ... existing code ...\n\n"
+        "    def repo(self, name):\n        return self._request(f'/repos/{name}')\n\n"
+        "    def _request(self, path):\n        # ... existing code (moved unchanged) ...\n"
+    )
+    expected = original.replace(request + "\n", "") + "\n" + request
+    assert merged(original, snippet, path="client.py") == expected
+    edited = snippet.replace("(moved unchanged) ...\n", "...\n        return reply.json()['data']\n")
+    assert merged(original, edited, path="client.py") == expected.replace(
+        "return reply.json()\n", "return reply.json()['data']\n"
+    )
+    # its old place under a marker, not closed up: moved, or only shown out of order?
+    kept = snippet.replace(
+        "    def __init__(self, base, http):\n        # ... existing code ...\n\n", "    # ...\n\n"
+    )
+    assert ambiguous(original, kept, path="client.py").reasons[0].code == "moved_or_copied"
+    # moved out of the class: no move this level sees (its lines would keep the old depth)
+    out = snippet.replace(
+        "\n    def _request(self, path):\n        # ", "\ndef _request(self, path):\n    # "
+    )
+    ambiguous(original, out, path="client.py")
+
+
 def test_a_function_moved_is_deleted_where_it_stood() -> None:
     """`human_size` shown above `parse_args`, its old place closed up: moved, not lost."""
     helper = 'def human_size(num):\n    """`num` bytes for people."""\n    if num < 0:\n        raise ValueError(num)\n'
