@@ -407,7 +407,13 @@ def marker_columns(lines: list[str], columns: list[int], markers: set[int], step
             continue
         above, below = code[n - 1], code[n]
         closer = lines[below].strip()
-        if OPENS_BLOCK.search(lines[above]) and columns[k] <= columns[above] < columns[below]:
+        # (a marker shown deeper between says this one, less deep, ends the block)
+        deeper_marker = any(columns[m] > columns[k] for m in markers if above < m < k)
+        if (
+            OPENS_BLOCK.search(lines[above])
+            and columns[k] <= columns[above] < columns[below]
+            and not deeper_marker
+        ):
             found[k] = min(columns[below], columns[above] + step)
         elif (
             PURE_CLOSER.match(closer)

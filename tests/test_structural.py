@@ -4181,6 +4181,23 @@ def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous_unless_th
     ambiguous(original, both, path="ListView.swift")
 
 
+def test_a_column_zero_marker_below_a_deeper_one_ends_the_function_above() -> None:
+    """`def a(x):` with its body a marker, then `# ... b() unchanged ...` at column 0, then the tail
+    of `b`: the second marker ends `a`. (It was read as standing inside `a`, one step deep, so
+    `b`'s tail replaced `a`'s last line and `b` itself was gone.)"""
+    original = (
+        "import os\n\n\ndef a(x):\n    y = x + 1\n    return y\n\n\n"
+        "def b(items):\n    keep = set()\n    for item in items:\n        if item.ok:\n            keep.add(item)\n"
+        "        if item.big:\n            keep.add(item.name)\n    return keep\n\n\nargs = a(1)\nprint(args)\n"
+    )
+    snippet = (
+        "def a(x):\n    # ... existing code ...\n\n\n# ... b() unchanged ...\n"
+        "        if item.big:\n            keep.add(item.name.lower())\n    return keep\n\n\nargs = a(1)\n# ... rest ...\n"
+    )
+    expected = original.replace("keep.add(item.name)", "keep.add(item.name.lower())")
+    assert merged(original, snippet, path="keep.py") == expected
+
+
 def test_a_method_moved_with_its_body_elided_is_filled_from_where_it_stood() -> None:
     """`_request` shown below the public methods, its body a marker: moved, its body carried over
     from its old place, which closes up; an edit shown inside it stays."""
