@@ -2761,7 +2761,7 @@ class Aligner:
 
     def blank_lines_below(self, item: Item, s_items: list[Item], reindent: Reindent) -> list[Op]:
         """The blank lines the snippet shows between `item` and a marker right below it."""
-        k = s_items.index(item) + 1
+        k = next((n for n, other in enumerate(s_items) if other.start >= item.end), len(s_items))
         if k < len(s_items) and s_items[k].marker and s_items[k].lead < s_items[k].start:
             return [Insert(s_items[k].lead, s_items[k].start, reindent)]
         return []

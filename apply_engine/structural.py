@@ -608,9 +608,14 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
         for k in shown
         if column(lines[s_tree[k].header]) <= 0 and not ACCESS_LABEL.match(lines[s_tree[k].header])
     ]
-    if not top or top[0] == shown[0] or not PURE_CLOSER.match(lines[s_tree[top[0]].header].strip()):
+    if not top or top[0] == shown[0]:
         return None
-    fragment, rest = s_tree[: top[0]], s_tree[top[0] + 1 :]
+    # the members end at a closer, or, where no closer is shown, at a marker as shallow as the top
+    # level (a YAML service shown, then `# ...`, then `volumes:`): code after it is top-level
+    closed = PURE_CLOSER.match(lines[s_tree[top[0]].header].strip())
+    if not (closed or (s_tree[top[0] - 1].marker and column(lines[s_tree[top[0] - 1].header]) <= 0)):
+        return None
+    fragment, rest = s_tree[: top[0]], s_tree[top[0] + (1 if closed else 0) :]
     container = aligner.container(o_tree, fragment)
     if container is None:
         return None

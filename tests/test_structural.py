@@ -4181,6 +4181,32 @@ def test_a_chained_call_below_a_marker_on_other_arguments_is_ambiguous_unless_th
     ambiguous(original, both, path="ListView.swift")
 
 
+def test_a_yaml_service_shown_alone_then_a_top_level_marker_and_key() -> None:
+    """`  worker:` shown without `services:`, then `# ...` at column 0, then `volumes:`: the service
+    is edited where it stands and the top-level key after it. (The service was written again above
+    the file, caught only by the parse check; the blank lines below it crashed the merge first.)"""
+    service = (
+        "    build: .\n    environment:\n      <<: *env\n    volumes:\n      - ./src:/app/src\n"
+        "    depends_on:\n      - db\n\n"
+    )
+    original = (
+        "x-env: &env\n  LOG_LEVEL: debug\n\nservices:\n  web:\n"
+        + service
+        + "  worker:\n"
+        + service
+        + "  db:\n    image: postgres:16\n\nvolumes:\n  pgdata:\n"
+    )
+    snippet = (
+        "  worker:\n    build: .\n    environment:\n      <<: *env\n    volumes:\n      - ./src:/app/src\n"
+        "      - scratch:/tmp/work\n    # ... depends_on unchanged\n\n# ...\n\nvolumes:\n  pgdata:\n  scratch:\n"
+    )
+    edited = service.replace("/app/src\n", "/app/src\n      - scratch:/tmp/work\n")
+    expected = original.replace("  worker:\n" + service, "  worker:\n" + edited) + "  scratch:\n"
+    assert merged(original, snippet, path="compose.yaml") == expected
+    # the marker at the services' depth: the blank lines below the service crashed the merge
+    ambiguous(original, snippet.replace("\n# ...\n", "\n  # ...\n"), path="compose.yaml")
+
+
 def test_a_column_zero_marker_below_a_deeper_one_ends_the_function_above() -> None:
     """`def a(x):` with its body a marker, then `# ... b() unchanged ...` at column 0, then the tail
     of `b`: the second marker ends `a`. (It was read as standing inside `a`, one step deep, so
