@@ -143,6 +143,7 @@ SIGNATURE_CLOSE = re.compile(r"^[}\]]?[^(){}\[\]]*\)")  # `) -> Order:`, `}: Pro
 SIGNATURE_SPACE = re.compile(r"\s+|,(?=\))")  # what a signature's line breaks add: `(\n a,\n)` is `(a)`
 PARAGRAPH = re.compile(r"^[\w\"'(]")
 MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
+BARE_CALL = re.compile(r"^(const |new )?[\w$.]+\($")  # `ListTile(`: a call whose arguments follow, one a line
 BARE_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)>$")  # `<td>`, `<li>`: an element known by its tag alone
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 IMPORT_LINE = re.compile(
@@ -581,7 +582,7 @@ class Aligner:
             return (
                 not self.other_bare_block(s_item, o_item)
                 and not self.other_element(s_item, o_item, o_items)
-                and not (s > 0 and self.named_by_marker(s_items[s - 1], s_item, o_item))
+                and not (s > 0 and self.named_by_marker(s_items[s - 1], s_item, o_item, by_headers=True))
                 and (fits is None or fits(s_item, o_item))
             )
 
@@ -607,16 +608,20 @@ class Aligner:
                 return None
         return dict(longest_increasing(list(found.items())))
 
-    def named_by_marker(self, marker: Item, s_item: Item, o_item: Item) -> bool:
-        """A marker right above that names the original's block by a word its header has and the
-        header shown below does not (`// ... trailing swipe action unchanged ...` above
+    def named_by_marker(self, marker: Item, s_item: Item, o_item: Item, by_headers: bool = False) -> bool:
+        """A marker right beside that names the original's block by a word it has and the block
+        shown does not (`// ... trailing swipe action unchanged ...` above
         `.swipeActions(edge: .leading)` where `.swipeActions(edge: .trailing)` stands): the
-        marker stands for that block, and the one shown is new."""
+        marker stands for that block, and the one shown is new. The words are the headers', or
+        for a block known by its kind alone (`<li>`, `ListTile(`), shown whole, all of its text (unless
+        `by_headers`: an element's tail may stand apart, `>` and `</button>` below `<button`)."""
         if not marker.marker or s_item.marker:
             return False
         said = naming_words(self.snippet.lines[marker.start])
-        s_words = naming_words(self.snippet.normalized[s_item.header])
-        o_words = naming_words(self.original.normalized[o_item.header])
+        whole = not by_headers and self.known_by_kind(s_item) and not has_marker(s_item)
+        s_text = self.snippet.text(s_item) if whole else self.snippet.normalized[s_item.header]
+        o_text = self.original.text(o_item) if whole else self.original.normalized[o_item.header]
+        s_words, o_words = naming_words(s_text), naming_words(o_text)
         gone, new = o_words - s_words, s_words - o_words  # a word changed: `trailing` for `leading`
         return bool(gone and new and said & gone) and not said & new
 
@@ -1127,7 +1132,7 @@ class Aligner:
                     or (below is None and tail_elided)
                     or (below is not None and below.marker and self.depth(below) <= self.depth(item))
                 )
-                if sb > 0 and s_items[sb - 1].marker and self.maybe_new_below_marker(item, o_items[ob]):
+                if sb > 0 and s_items[sb - 1].marker and self.maybe_new_beside_marker(item, o_items[ob]):
                     self.unsure(item)
                     return None
                 pair = self.pair(
@@ -1467,9 +1472,13 @@ class Aligner:
             else:
                 parts[-1].append(item)
         below = {part[0]: marker for marker, part in zip(markers, parts[1:], strict=True) if part}
+        above = {part[-1]: marker for marker, part in zip(markers, parts, strict=False) if part}
 
-        def another(s_item: Item, o_item: Item) -> bool:  # the marker above it names that one
-            return s_item in below and self.named_by_marker(below[s_item], s_item, o_item)
+        def another(s_item: Item, o_item: Item) -> bool:  # a marker right beside it names that one
+            return any(
+                s_item in side and self.named_by_marker(side[s_item], s_item, o_item)
+                for side in (below, above)
+            )
 
         if o_gap and len(parts) == 1 and edge == "lead":
             rewritten = self.rewritten_doc(o_gap, parts[0], reindent)
@@ -1507,6 +1516,14 @@ class Aligner:
         if found is None:
             return None
         before, head = found
+        if head and before + len(head) == len(parts[0]) and parts[0][-1] in above:
+            # the last shown above a marker, an edit of the original's there for its kind alone
+            s_item, o_item = parts[0][-1], head[-1]
+            if self.named_by_marker(above[s_item], s_item, o_item):
+                head = head[:-1]  # `// ... Contacts and the rest unchanged ...`: that one stays
+            elif self.maybe_new_beside_marker(s_item, o_item):
+                self.unsure(s_item)
+                return None
         rest = o_gap[len(head) :]
         found = (
             self.positional(rest[::-1], parts[-1][::-1], marker_beyond=not any(parts[:-1]))
@@ -2282,18 +2299,19 @@ class Aligner:
                 return True
         return False
 
-    def maybe_new_below_marker(self, s_item: Item, o_item: Item) -> bool:
-        """A block right below a marker, paired with the original's for its kind alone (`<button`)
-        or for a chained call on other arguments (`.swipeActions(edge: .leading)` where
+    def maybe_new_beside_marker(self, s_item: Item, o_item: Item) -> bool:
+        """A block right beside a marker, paired with the original's for its kind alone (`<button`,
+        `ListTile(`) or for a chained call on other arguments (`.swipeActions(edge: .leading)` where
         `.swipeActions(edge: .trailing)` stands), too little of it like the original's inside: the
-        marker may stand for that block too, this one new below it. Inside, what counts is the
-        lines that tell the original's apart: a third kept, edited or not; with the header
-        changed, half kept as they were."""
+        marker may stand for that block too, this one new beside it. Inside, what counts is the
+        lines that tell the original's apart: for markup, a third kept, edited or not; for a call,
+        half kept as they were."""
         if not s_item.children or has_marker(s_item):
             return False
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         chained = self.snippet.key(s_item).startswith(".") and s_header != o_header
-        if not (chained or (s_header.startswith("<") and self.by_likeness(s_item))):
+        called = chained or (BARE_CALL.match(s_header) is not None and s_header == o_header)
+        if not (called or (s_header.startswith("<") and self.by_likeness(s_item))):
             return False
         telling = [
             line
@@ -2303,10 +2321,14 @@ class Aligner:
         if not telling:
             return False
         shown = self.snippet.normalized[s_item.header + 1 : s_item.end]
-        if chained:
+        if called:
             return 2 * len(set(telling) & set(shown)) <= len(telling)
         kept = [line for line in telling if any(edited_line(line, new) for new in shown)]
         return 3 * len(kept) <= len(telling)
+
+    def known_by_kind(self, item: Item) -> bool:
+        """A block with no name of its own: `<li>`, `if (x) {`, or a call's name alone (`ListTile(`)."""
+        return self.by_likeness(item) or BARE_CALL.match(self.snippet.normalized[item.header]) is not None
 
     def by_likeness(self, item: Item) -> bool:
         """A block with no name of its own (`<li>`, `if (x) {`) but its kind."""
@@ -2564,17 +2586,16 @@ class Aligner:
 
     def twin(self, kept: list[Item], new: list[Item], another: Callable[[Item, Item], bool]) -> bool:
         """A new item whose signature an elided original item shares: an edit of which one?
-        (`another`: the marker above it names the original one, so it is another.)"""
+        (`another`: a marker beside it names one of them, so it is another.)"""
         if not new:
             return False
-        keys = {self.original.key(item): item for item in kept}
+        keys: dict[str, list[Item]] = defaultdict(list)
+        for item in kept:
+            keys[self.original.key(item)].append(item)
         for item in new:
             key = self.snippet.key(item)
-            if (
-                key in keys
-                and key != normalize(self.snippet.lines[item.header])
-                and not another(item, keys[key])
-            ):
+            named = any(another(item, twin) for twin in keys.get(key, []))
+            if key in keys and key != normalize(self.snippet.lines[item.header]) and not named:
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True
         shown = [body(self.snippet, item) if item.nested else "" for item in new]

@@ -4224,6 +4224,30 @@ def test_a_column_zero_marker_below_a_deeper_one_ends_the_function_above() -> No
     assert merged(original, snippet, path="keep.py") == expected
 
 
+def test_a_call_block_above_a_marker_unlike_the_one_there_is_ambiguous_unless_the_marker_names_it() -> None:
+    """A `ListTile(` for Tasks shown after the Calendar tile, above a marker, where the Contacts
+    tile stands: an edit of it, every line changed, or a new tile? A marker naming Contacts says
+    new. (The merge replaced the Contacts tile.)"""
+
+    def tile(icon: str, name: str) -> str:
+        return (
+            f"          ListTile(\n            leading: const Icon(Icons.{icon}),\n"
+            f"            title: const Text('{name}'),\n            onTap: () => _go(context, Routes.{name.lower()}),\n"
+            "          ),\n"
+        )
+
+    head = "Widget build(BuildContext context) {\n  return Drawer(\n    child: ListView(\n      children: [\n"
+    tail = "          const Divider(),\n" + tile("logout", "Exit") + "      ],\n    ),\n  );\n}\n"
+    original = head + tile("inbox", "Inbox") + tile("event", "Calendar") + tile("people", "Contacts") + tail
+    shown = tile("event", "Calendar") + tile("task_alt", "Tasks")
+    expected = original.replace(
+        tile("people", "Contacts"), tile("task_alt", "Tasks") + tile("people", "Contacts")
+    )
+    named = shown + "          // ... Contacts and the rest unchanged ...\n"
+    assert merged(original, named, path="drawer.dart") == expected
+    ambiguous(original, shown + "          // ... rest unchanged ...\n", path="drawer.dart")
+
+
 def test_a_method_moved_with_its_body_elided_is_filled_from_where_it_stood() -> None:
     """`_request` shown below the public methods, its body a marker: moved, its body carried over
     from its old place, which closes up; an edit shown inside it stays."""
