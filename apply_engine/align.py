@@ -2310,7 +2310,11 @@ class Aligner:
             return False
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         chained = self.snippet.key(s_item).startswith(".") and s_header != o_header
-        called = chained or (BARE_CALL.match(s_header) is not None and s_header == o_header)
+        # (a call keyed by its first argument, `FetchContent_Declare(fmt`, has a name of its own)
+        bare = BARE_CALL.match(s_header) is not None and self.snippet.key(s_item) == s_header.removesuffix(
+            "("
+        )
+        called = chained or (bare and s_header == o_header)
         if not (called or (s_header.startswith("<") and self.by_likeness(s_item))):
             return False
         telling = [
@@ -2328,7 +2332,10 @@ class Aligner:
 
     def known_by_kind(self, item: Item) -> bool:
         """A block with no name of its own: `<li>`, `if (x) {`, or a call's name alone (`ListTile(`)."""
-        return self.by_likeness(item) or BARE_CALL.match(self.snippet.normalized[item.header]) is not None
+        header = self.snippet.normalized[item.header]
+        return self.by_likeness(item) or (
+            BARE_CALL.match(header) is not None and self.snippet.key(item) == header.removesuffix("(")
+        )
 
     def by_likeness(self, item: Item) -> bool:
         """A block with no name of its own (`<li>`, `if (x) {`) but its kind."""
