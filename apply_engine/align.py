@@ -1161,13 +1161,14 @@ class Aligner:
         return open_block and self.same_signature(item, o_item) is True
 
     def shows_first_items(self, o_items: list[Item], s_items: list[Item]) -> bool:
-        """A block's first items shown word for word where the snippet ends inside it: the rest
-        may be elided (left for the marker after it) or deleted; the reason is recorded."""
+        """A block's first items shown, each the original's there by its key (edited or not),
+        where the snippet ends inside it: the rest may be elided (left for the marker after it) or
+        deleted; the reason is recorded."""
         n = len(s_items)
         if not n or n >= len(o_items):
             return False
         if any(
-            self.snippet.text(s) != self.original.text(o) for s, o in zip(s_items, o_items[:n], strict=True)
+            self.snippet.key(s) != self.original.key(o) for s, o in zip(s_items, o_items[:n], strict=True)
         ):
             return False
         self.fail(

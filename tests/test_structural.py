@@ -4248,6 +4248,23 @@ def test_a_call_block_above_a_marker_unlike_the_one_there_is_ambiguous_unless_th
     ambiguous(original, shown + "          // ... rest unchanged ...\n", path="drawer.dart")
 
 
+def test_a_block_shown_from_its_first_item_edited_up_to_where_the_snippet_stops_is_ambiguous() -> None:
+    """A container shown from `- name: log-shipper` to its edited `resources:`, where the snippet
+    stops with no marker: its `volumeMounts:` below left out, or deleted? (The merge deleted it.)"""
+    container = (
+        "        - name: {name}\n          image: {name}:1\n          resources:\n            limits:\n"
+        "              cpu: 100m\n          volumeMounts:\n            - name: conf\n              mountPath: /etc/{name}\n"
+    )
+    original = (
+        "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
+        + container.format(name="nginx")
+        + container.format(name="shipper")
+        + "      volumes:\n        - name: conf\n"
+    )
+    shown = container.format(name="shipper").split("          volumeMounts:")[0].replace("100m", "500m")
+    assert ambiguous(original, shown, path="deploy.yaml").reasons[0].code == "elided_or_deleted"
+
+
 def test_a_method_moved_with_its_body_elided_is_filled_from_where_it_stood() -> None:
     """`_request` shown below the public methods, its body a marker: moved, its body carried over
     from its old place, which closes up; an edit shown inside it stays."""
