@@ -51,8 +51,10 @@ def indent_unit(lines: list[str], text: str | None = None, strings: Container[in
     (without a tab in it, the unit is read from the columns alone); `strings` are lines inside
     multi-line strings, whose indentation is the text's own (a JSON document in a Java text block)."""
     if text is not None and "\t" not in text:
-        widths = columns(lines[:UNIT_SAMPLE_LINES], text)
-        return space_unit([-1 if k in strings else width for k, width in enumerate(widths)])
+        sample = lines[:UNIT_SAMPLE_LINES]
+        widths = [-1 if k in strings else width for k, width in enumerate(columns(sample, text))]
+        bodies = {k for k in range(1, len(sample)) if sample[k - 1].rstrip().endswith((":", "{"))}
+        return space_unit(widths, bodies)
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
@@ -81,16 +83,18 @@ def indent_unit(lines: list[str], text: str | None = None, strings: Container[in
     return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
 
 
-def space_unit(widths: list[int]) -> str | None:
-    """indent_unit() of lines indented by spaces alone, from their columns (-1: blank)."""
+def space_unit(widths: list[int], bodies: Container[int] = ()) -> str | None:
+    """indent_unit() of lines indented by spaces alone, from their columns (-1: blank). A step
+    down to one of `bodies` (a line below one ending in `:` or `{`) counts twice: a block's body
+    stands a unit deeper, where a continuation line may stand where it aligns."""
     steps: Counter[int] = Counter()
     previous = indented = 0
-    for width in widths:
+    for k, width in enumerate(widths):
         if width < 0:
             continue
         indented += width > 0
         if width > previous:
-            steps[width - previous] += 1
+            steps[width - previous] += 2 if k in bodies else 1
         previous = width
     if not indented:
         return None

@@ -1040,6 +1040,37 @@ def test_a_powershell_function_is_keyed_by_its_whole_dashed_name() -> None:
     assert merged(original, snippet, path="users.ps1") == expected
 
 
+def test_continuation_lines_eight_deeper_do_not_set_the_snippets_indent_unit() -> None:
+    """Arguments continued 8 spaces deeper (`parser.add_argument('--info', ...,` then `help=...`)
+    outnumber the 4-space block bodies of a snippet: the bodies tell its unit. (Read as 8, every
+    continuation line of the merge stood 4 spaces shallower.)"""
+    original = (
+        "import argparse\n\n\ndef main(args=None):\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--info', default=False,\n            help='Show the info.')\n"
+        "    parser.add_argument('source',\n            help='Source directory.')\n"
+        "    args = parser.parse_args(args)\n    run(args.source)\n"
+    )
+    snippet = (
+        "def main(args=None):\n    # ... parser setup unchanged ...\n"
+        "    parser.add_argument('--info', default=False,\n            help='Show the info.')\n"
+        "    parser.add_argument('--exclude', '-x', action='append',\n            metavar='PATTERN',\n"
+        "            help='Exclude matching files.')\n"
+        "    parser.add_argument('source',\n            help='Source directory.')\n"
+        "    # ... unchanged ...\n\n    def keep(path):\n        return not any(\n"
+        "            path.match(pattern) for pattern in args.exclude)\n\n    run(args.source, keep)\n"
+    )
+    expected = original.replace(
+        "    parser.add_argument('source',",
+        "    parser.add_argument('--exclude', '-x', action='append',\n            metavar='PATTERN',\n"
+        "            help='Exclude matching files.')\n    parser.add_argument('source',",
+    ).replace(
+        "    run(args.source)\n",
+        "\n    def keep(path):\n        return not any(\n            path.match(pattern) for pattern in args.exclude)\n"
+        "\n    run(args.source, keep)\n",
+    )
+    assert merged(original, snippet, path="cli.py") == expected
+
+
 def test_a_text_block_indented_by_twos_does_not_set_the_snippets_indent_unit() -> None:
     """The snippet's JSON steps by 2 spaces as often as its code by 4: the unit is the code's."""
     json = (
