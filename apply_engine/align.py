@@ -2311,11 +2311,7 @@ class Aligner:
             return False
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         chained = self.snippet.key(s_item).startswith(".") and s_header != o_header
-        # (a call keyed by its first argument, `FetchContent_Declare(fmt`, has a name of its own)
-        bare = BARE_CALL.match(s_header) is not None and self.snippet.key(s_item) == s_header.removesuffix(
-            "("
-        )
-        called = chained or (bare and s_header == o_header)
+        called = chained or (self.bare_call_block(s_item) and s_header == o_header)
         if not (called or (s_header.startswith("<") and self.by_likeness(s_item))):
             return False
         telling = [
@@ -2333,10 +2329,13 @@ class Aligner:
 
     def known_by_kind(self, item: Item) -> bool:
         """A block with no name of its own: `<li>`, `if (x) {`, or a call's name alone (`ListTile(`)."""
+        return self.by_likeness(item) or self.bare_call_block(item)
+
+    def bare_call_block(self, item: Item) -> bool:
+        """A call known by its name alone, its arguments on the lines below (`ListTile(`); one keyed
+        by its first argument (`FetchContent_Declare(` over `fmt`) has a name of its own."""
         header = self.snippet.normalized[item.header]
-        return self.by_likeness(item) or (
-            BARE_CALL.match(header) is not None and self.snippet.key(item) == header.removesuffix("(")
-        )
+        return BARE_CALL.match(header) is not None and self.snippet.key(item) == header.removesuffix("(")
 
     def by_likeness(self, item: Item) -> bool:
         """A block with no name of its own (`<li>`, `if (x) {`) but its kind."""
