@@ -1520,7 +1520,7 @@ class Aligner:
         if head and before + len(head) == len(parts[0]) and parts[0][-1] in above:
             # the last shown above a marker, an edit of the original's there for its kind alone
             s_item, o_item = parts[0][-1], head[-1]
-            if self.named_by_marker(above[s_item], s_item, o_item):
+            if another(s_item, o_item):
                 head = head[:-1]  # `// ... Contacts and the rest unchanged ...`: that one stays
             elif self.maybe_new_beside_marker(s_item, o_item):
                 self.unsure(s_item)
