@@ -135,6 +135,10 @@ CONDITION_WORDS = frozenset(
     {"self", "this", "not", "and", "or", "is", "in", "None", "null", "nil", "true", "false"}
 )
 LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operands
+# a name in a parameter's place in a signature (`(options: T,`, `, int count)`, `$opts = []`), not
+# a type's (`x: int`, `-> int`); and a name used bare, not as a member (`this.options`, `$a->opts`)
+PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[(]|$)"
+BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -1112,6 +1116,12 @@ class Aligner:
                 # in it that ends what the snippet shows of it (nothing shown after it says deleted)
                 item, below = s_items[sb], s_items[sb + 1] if sb + 1 < len(s_items) else None
                 elided = below is not None and below.marker and self.depth(below) < self.depth(item)
+                # or by a marker as deep as its header that leads into code deeper than both: the
+                # marker skips from its last line shown down into that code (`metadata:` shown
+                # with `name:` alone, `# ...`, then `env:` deep in the spec)
+                elided = elided or (
+                    below is not None and below.marker and self.dives(item, s_items[sb + 2 :])
+                )
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
                 # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below
@@ -1148,6 +1158,12 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def dives(self, item: Item, after: list[Item]) -> bool:
+        """Whether the code shown next after the marker below `item` (a block shown without its
+        closer) stands deeper than `item` does."""
+        code = next((x for x in after if not x.marker), None)
+        return code is not None and not item.closer and self.depth(code) > self.depth(item)
 
     def edits_open_head(self, s_items: list[Item], o_items: list[Item]) -> bool:
         """The one item shown, nothing anchored, an edit of the original's first block, left open
@@ -2874,9 +2890,39 @@ class Aligner:
                 return None
             return [*head, header, *inner, Copy(chain[0].lead, o_item.end)]
         inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided)
-        if inner is None:
+        if inner is None or self.renamed_yet_kept(o_item, s_item, o_close, s_close, inner):
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
+
+    def renamed_yet_kept(
+        self, o_item: Item, s_item: Item, o_close: Item | None, s_close: Item | None, inner: list[Op]
+    ) -> bool:
+        """A signature shown with one parameter renamed (`options: SyncOptions` -> `opts:
+        SyncOptions`), the rest of it as it was, while a line the merge keeps from the elided body
+        still uses the old name: the elided uses renamed too, or left to break?"""
+        s_end = s_close.header + 1 if s_close else s_item.header + 1
+        o_end = o_close.header + 1 if o_close else o_item.header + 1
+        s_text = " ".join(self.snippet.normalized[s_item.header : s_end])
+        o_text = " ".join(self.original.normalized[o_item.header : o_end])
+        gone = set(NAME.findall(o_text)) - set(NAME.findall(s_text))
+        new = set(NAME.findall(s_text)) - set(NAME.findall(o_text))
+        if len(gone) != 1 or len(new) != 1:
+            return False
+        (old,), (name,) = gone, new
+        if whole_word(old).sub(name, o_text) != s_text:
+            return False
+        if not re.search(PARAMETER.format(re.escape(old)), o_text):
+            return False  # (a type changed: `x: int` -> `x: float`)
+        used = re.compile(BARE_USE.format(re.escape(old)))
+        if any(used.search(line) for line in self.snippet.lines[s_end : s_item.end]):
+            return False  # the snippet still uses it, or binds it anew (`const options = ...`)
+        kept = (k for op in inner if isinstance(op, Copy) for k in range(op.start, op.end))
+        if not any(k >= o_end and used.search(self.original.lines[k]) for k in kept):
+            return False
+        self.fail(
+            "renamed_yet_kept", f"{old!r} renamed to {name!r}, yet elided code still uses {old!r}", s_item
+        )
+        return True
 
     def nests_what_follows(self, o_item: Item, s_item: Item) -> bool:
         """The snippet shows lines under the item that the original has after it, at its level

@@ -4399,3 +4399,52 @@ def test_an_edited_block_left_open_above_a_shallower_marker_keeps_the_rest_of_it
     )
     expected = original.replace("/^\\s*[;#]/", "/^\\s*([;#]|\\/\\/)/")
     assert merged(original, snippet, path="ini.js") == expected
+
+
+def test_a_block_above_a_marker_that_dives_into_deeper_code_keeps_its_rest() -> None:
+    """`metadata:` shown with `name:` alone, then `# ...` at column 0 leading into `env:` deep in
+    the spec: the marker skips from `name:` down to `env:`, so `namespace:` and `labels:` stay.
+    (The merge read `metadata:` as shown whole and deleted them.)"""
+    job = (
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: {name}\n  namespace: billing\n  labels:\n"
+        "    tier: jobs\nspec:\n  schedule: '0 2 * * *'\n  jobTemplate:\n    spec:\n      template:\n"
+        "        spec:\n          containers:\n            - name: job\n              env:\n"
+        "                - name: LOG_LEVEL\n                  value: info\n              resources:\n"
+        "                limits:\n                  memory: 512Mi\n"
+    )
+    original = job.format(name="invoices") + "---\n" + job.format(name="payments")
+    snippet = (
+        "# ... invoices unchanged ...\n---\napiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: payments\n"
+        "# ...\n              env:\n                - name: LOG_LEVEL\n                  value: info\n"
+        "                - name: RETRIES\n                  value: '4'\n              resources:\n# ...\n"
+    )
+    second = job.format(name="payments")
+    edited = second.replace("info\n", "info\n                - name: RETRIES\n                  value: '4'\n")
+    assert merged(original, snippet, path="jobs.yaml") == job.format(name="invoices") + "---\n" + edited
+
+
+def test_a_parameter_renamed_while_elided_code_still_uses_its_old_name_is_ambiguous() -> None:
+    """`options` renamed `opts` in the signature and the lines shown, the rest of the body elided
+    though it still uses `options`: rename those too, or leave them to break? (The merge renamed the
+    shown ones only.) All uses shown, a new binding of the old name, or a type changed: merged."""
+    original = (
+        "export function sync(\n  api: Api,\n  options: SyncOptions,\n): Report {\n"
+        "  const report = { dryRun: options.dryRun };\n  for (const item of api.items()) {\n"
+        "    if (options.skip(item)) continue;\n    report.seen += 1;\n  }\n  return report;\n}\n"
+    )
+    head = "export function sync(\n  api: Api,\n  opts: SyncOptions,\n): Report {\n"
+    snippet = head + "  const report = { dryRun: opts.dryRun };\n  // ... rest unchanged ...\n}\n"
+    found = ambiguous(original, snippet, path="sync.ts")
+    assert found.reasons[0].code == "renamed_yet_kept"
+    every_use = head + "  const report = { dryRun: opts.dryRun };\n  for (const item of api.items()) {\n"
+    every_use += "    if (opts.skip(item)) continue;\n    report.seen += 1;\n  }\n  // ...\n}\n"
+    assert merged(original, every_use, path="sync.ts") == original.replace("options", "opts")
+    rebound = head + "  const options = withDefaults(opts);\n  // ... rest unchanged ...\n}\n"
+    expected = original.replace(
+        "  options: SyncOptions,\n): Report {\n", "  opts: SyncOptions,\n): Report {\n"
+    )
+    expected = expected.replace("Report {\n", "Report {\n  const options = withDefaults(opts);\n", 1)
+    assert merged(original, rebound, path="sync.ts") == expected
+    typed = "def label(x: int) -> str:\n    y = int(x) * 2\n    return str(y)\n"
+    shown = "def label(x: float) -> str:\n    # ... existing code ...\n"
+    assert merged(typed, shown, path="scale.py") == typed.replace("x: int", "x: float")
