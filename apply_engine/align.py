@@ -1607,7 +1607,12 @@ class Aligner:
         if wrapping:
             placed = self.wrap(kept[slot:], wrapping, reindent)
         else:
-            placed = self.keep(kept[slot:], fragments, reindent)
+            # new code right below a fragment's closers, above the anchor, takes the place of the
+            # elided items after that fragment's block (`};` closing `let current = match ... {`,
+            # then `let Some(next) = ... else {` where `let next = current + by;` stood)
+            then = fragments and new_last and not middle and not tail and not after
+            then = then and fragments[-1].items[-1].end <= new_last[0].start
+            placed = self.keep(kept[slot:], fragments, reindent, new_last if then else [])
             if placed is None:
                 return None
         ops += self.inserts(before_kept, reindent)
@@ -1757,9 +1762,12 @@ class Aligner:
         head = [Copy(item.lead, item.end) for item in o_gap[: len(o_gap) - len(run)]]
         return [*head, Copy(run[0].lead, run[0].start), *self.inserts(new, reindent)]
 
-    def keep(self, kept: list[Item], fragments: list[Fragment], reindent: Reindent) -> list[Op] | None:
+    def keep(
+        self, kept: list[Item], fragments: list[Fragment], reindent: Reindent, then: list[Item]
+    ) -> list[Op] | None:
         """Copies the elided original items `kept`, each fragment aligned inside the one block
-        among them that holds it, in order."""
+        among them that holds it, in order. `then`: new code shown right below the last fragment,
+        above the next anchor; the items kept after that fragment's block give way to it."""
         if not fragments:
             return [Copy(item.lead, item.end) for item in kept]
         placed: list[tuple[Item, list[Op]]] = []
@@ -1784,6 +1792,10 @@ class Aligner:
                 )
                 return None
             ends_kept = any(item is container for item in last_descendants(kept[-1]))
+            if not fragment.elided_after and not ends_kept and then and fragment is fragments[-1]:
+                ending = next((k for k, item in enumerate(kept) if container in last_descendants(item)), None)
+                if ending is not None and self.replace(kept[ending + 1 :], then, []) is not None:
+                    kept, ends_kept = kept[: ending + 1], True
             if not fragment.elided_after and not ends_kept:
                 self.fail(
                     "unanchored_insertion",

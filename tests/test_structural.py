@@ -4448,3 +4448,26 @@ def test_a_parameter_renamed_while_elided_code_still_uses_its_old_name_is_ambigu
     typed = "def label(x: int) -> str:\n    y = int(x) * 2\n    return str(y)\n"
     shown = "def label(x: float) -> str:\n    # ... existing code ...\n"
     assert merged(typed, shown, path="scale.py") == typed.replace("x: int", "x: float")
+
+
+def test_new_code_below_a_fragment_that_closes_its_block_replaces_what_followed_that_block() -> None:
+    """A marker, a line deep in `let current = match ... {`, its `};`, then new code and the next
+    anchor: the new code stands where `let next = current + by;` stood. Many lines between the
+    block and the anchor dropped that way are an unexplained deletion."""
+    head = (
+        "fn incr(&mut self, key: String, by: i64) -> Reply {\n    let current = match self.get(&key) {\n"
+        "        None => 0,\n        Some(n) => *n,\n        Some(_) => return Reply::Error(WRONG_TYPE),\n    };\n"
+    )
+    tail = "    self.data.insert(key, next);\n    Reply::Int(next)\n}\n"
+    original = head + "    let next = current + by;\n" + tail
+    snippet = (
+        "fn incr(&mut self, key: String, by: i64) -> Reply {\n    // ... existing code ...\n"
+        "        Some(_) => return Reply::Error(WRONG_TYPE),\n    };\n"
+        "    let Some(next) = current.checked_add(by) else {\n        return Reply::Error(OVERFLOW);\n    };\n"
+        "    self.data.insert(key, next);\n    // ... existing code ...\n}\n"
+    )
+    new = "    let Some(next) = current.checked_add(by) else {\n        return Reply::Error(OVERFLOW);\n    };\n"
+    assert merged(original, snippet, path="store.rs") == head + new + tail
+    many = "".join(f'    log("step {k}", current);\n' for k in range(12))
+    found = ambiguous(head + many + "    let next = current + by;\n" + tail, snippet, path="store.rs")
+    assert found.reasons[0].code == "unexplained_deletion"
