@@ -1506,6 +1506,14 @@ class Aligner:
         if len(parts) == 1:
             if self.comment_left_out(o_gap, s_gap, spacing):
                 return None
+            if o_gap and s_gap and s_gap[-1] is parts[0][-1] and self.shows_only_prefix(s_gap[-1], o_gap[-1]):
+                # the comment above the original's last item shown last, not the item: that item,
+                # elided (`# wake the successors`, its loop not shown), not replaced by the comment
+                above = self.gap(
+                    o_gap[:-1], s_gap[:-1], reindent, edge, Copy(o_gap[-1].lead, o_gap[-1].start), base
+                )
+                last = self.pair(o_gap[-1], s_gap[-1], shown_spacing=True)
+                return None if above is None or last is None else above + last
             edited = self.edits_elided_block(o_gap, parts[0])
             wrapper = self.elided_wrapper(o_gap, parts[0]) if edited is None else None
             if wrapper is not None:
@@ -1808,9 +1816,10 @@ class Aligner:
             # a marker as deep as its last code elides the rest of its block (`// ... more rows ...`, `}`)
             after = fragment.items[fragment.items.index(shown[-1]) + 1 :]
             end_elided = any(item.marker and self.depth(item) >= self.depth(shown[-1]) for item in after)
-            if ends_early or (
-                fragment.closed and not end_elided and not self.shows(shown, container.children[-1])
-            ):
+            shows_end = self.shows(shown, container.children[-1]) or (
+                fragment.closers > 0 and self.ends_replaced(shown, container)
+            )
+            if ends_early or (fragment.closed and not end_elided and not shows_end):
                 # shown to its block's end without showing that end: a deletion no one asked for
                 self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
                 return None
@@ -1907,11 +1916,12 @@ class Aligner:
         when the runs do not fit the chain. `chain` runs from the top down to the original item
         the first run's first line heads; each run must end its block, and each closer shown must
         be the original's."""
-        code, _ = runs[0]
+        code, closers = runs[0]
         reindent = self.mapping(code[0], chain[-1])
-        if not (code[-1].marker or self.ends(code, chain[-2].children[-1])) or not self.continues(
-            code, chain[-2], reindent
-        ):
+        # (new lines may end it where a closer shows its end; Python's dedent may only stop showing it)
+        replaced = bool(closers) and self.ends_replaced(code, chain[-2])
+        ends = code[-1].marker or self.ends(code, chain[-2].children[-1]) or replaced
+        if not ends or not self.continues(code, chain[-2], reindent):
             return None  # code less indented follows lines that do not end their block
         inner = len(chain) - 2  # the innermost block still open
         blocks = []
@@ -1962,6 +1972,17 @@ class Aligner:
     def ends(self, code: list[Item], last: Item) -> bool:
         """Whether a run of code shows `last`, its block's last item, as it is or edited."""
         return self.shows(code, last) or self.same_signature(code[-1], last) is True
+
+    def ends_replaced(self, code: list[Item], block: Item) -> bool:
+        """Whether a run of code ends in new lines below the last item it shows of its block, which
+        has a few lines more: those replaced (`time.Sleep(backoff)` become a timer and a `select`).
+        Asked only where a closer below shows the block's end."""
+        children = block.children
+        shown = [k for k, child in enumerate(children) if self.shows(code, child)]
+        if not shown or any(self.shows([code[-1]], child) for child in children):
+            return False
+        rest = self.original.nonblank(children[shown[-1] + 1 :])
+        return 0 < rest <= MAX_SILENT_DELETION
 
     def continues(self, code: list[Item], parent: Item | None, reindent: Reindent) -> bool:
         """Whether the clauses in a run of code, less indented than its first line, continue the

@@ -4471,3 +4471,50 @@ def test_new_code_below_a_fragment_that_closes_its_block_replaces_what_followed_
     many = "".join(f'    log("step {k}", current);\n' for k in range(12))
     found = ambiguous(head + many + "    let next = current + by;\n" + tail, snippet, path="store.rs")
     assert found.reasons[0].code == "unexplained_deletion"
+
+
+def test_a_run_that_steps_out_may_end_its_block_in_new_lines_replacing_its_last_ones() -> None:
+    """Deep in a retry loop, `time.Sleep(backoff)` become a timer and a `select`, then the loop's
+    `}` and the code after the loop: the run ends the loop with new lines, so the one line they
+    replace goes. Many lines left out that way would be an unexplained deletion."""
+    loop = (
+        "\tfor attempt < max {\n\t\tattempt++\n\t\terr = copyOne(ctx, obj)\n\t\tif err == nil {\n\t\t\tbreak\n\t\t}\n"
+        '\t\tlog.Debug("retrying", "attempt", attempt)\n{rest}\t}\n'
+    )
+    before = "func run(ctx context.Context, obj Object) error {\n\tvar err error\n\tattempt := 0\n"
+    after = '\n\tif err != nil {\n\t\treturn fmt.Errorf("copy %s: %w", obj.Key, err)\n\t}\n\treturn nil\n}\n'
+    sleep = "\t\ttime.Sleep(backoff)\n"
+    timer = (
+        "\t\ttimer := time.NewTimer(backoff)\n\t\tselect {\n\t\tcase <-timer.C:\n\t\tcase <-ctx.Done():\n"
+        "\t\t\ttimer.Stop()\n\t\t}\n"
+    )
+    snippet = (
+        "func run(ctx context.Context, obj Object) error {\n\t// ... unchanged ...\n"
+        '\t\tlog.Debug("retrying", "attempt", attempt)\n' + timer + "\t}\n\n\tif err != nil {\n"
+        "\t// ... unchanged ...\n}\n"
+    )
+    original = before + loop.replace("{rest}", sleep) + after
+    assert merged(original, snippet, path="run.go") == before + loop.replace("{rest}", timer) + after
+    many = "".join(f'\t\tmetrics.Inc("retry_{k}")\n' for k in range(10))
+    ambiguous(before + loop.replace("{rest}", sleep + many) + after, snippet, path="run.go")
+
+
+def test_a_python_run_that_steps_out_after_new_looking_lines_does_not_drop_the_block_end() -> None:
+    """No closer shows where a Python block ends: a run deep in `done()` that stops at the comment
+    above the original's last loop, then code stepping out, only stopped showing the loop; it does
+    not replace it. (The comment alone replaced the loop.)"""
+    original = (
+        "def done(self, *nodes):\n    for node in nodes:\n        if node in self.info:\n"
+        "            info = self.info[node]\n            info.state = DONE\n\n            # wake the successors\n"
+        "            for succ in info.successors:\n                self.ready.append(succ)\n"
+        "        self.finished += 1\n    return self.finished\n"
+    )
+    snippet = (
+        "def done(self, *nodes):\n    # ... existing code ...\n            info.state = DONE\n"
+        "            self.order.append(node)\n\n            # wake the successors\n        self.finished += 1\n"
+        "    # ... existing code ...\n"
+    )
+    expected = original.replace("DONE\n", "DONE\n            self.order.append(node)\n")
+    assert merged(original, snippet, path="graph.py") == expected
+    # new code last, then the step out: the loop replaced, or only not shown? (a `}` would say)
+    ambiguous(original, snippet.replace("\n            # wake the successors\n", "\n"), path="graph.py")
