@@ -41,6 +41,10 @@ COMMENT = re.compile(rf"^({COMMENTS})")
 MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s")
 MARKDOWN_FENCE = re.compile(r"^\s*(```|~~~)")
 MARKDOWN_CONTENT = 20  # virtual indent of Markdown body text: deeper than any heading
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")  # below a line of text: `Title` over `=====`
+NOT_SETEXT_TEXT = re.compile(
+    r"^(\s{4}|\s*([-*+>|]|\d+[.)])(\s|$)|#{1,6}\s|\s*(```|~~~))"
+)  # code, list, quote, row, heading
 
 
 class Item:
@@ -109,11 +113,13 @@ EXPANDING = threading.Lock()
 
 
 def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
-    """Virtual indentation that nests Markdown sections under their headings."""
+    """Virtual indentation that nests Markdown sections under their headings. A setext heading's
+    underline (`=====` below `1.0.0 / 2024-08-31`) is part of its line, as a string's lines are."""
     virtual = []
     fenced = False
-    for line, col in zip(lines, columns, strict=True):
+    for k, (line, col) in enumerate(zip(lines, columns, strict=True)):
         heading = MARKDOWN_HEADING.match(line)
+        underline = SETEXT_UNDERLINE.match(line)
         if MARKDOWN_FENCE.match(line):
             virtual.append(MARKDOWN_CONTENT + (4 if fenced else 0))
             fenced = not fenced
@@ -121,9 +127,18 @@ def markdown_columns(lines: list[str], columns: list[int]) -> list[int]:
             virtual.append(-1)
         elif heading and not fenced:
             virtual.append(2 * (len(heading.group(1)) - 1))
+        elif underline and not fenced and k > 0 and setext_text(lines[k - 1], virtual[-1]):
+            virtual[-1] = 0 if underline.group(1)[0] == "=" else 2  # the heading, as `#` or `##`
+            virtual.append(CONTINUED)
         else:
             virtual.append(MARKDOWN_CONTENT + col + (4 if fenced else 0))
     return virtual
+
+
+def setext_text(line: str, column: int) -> bool:
+    """Whether a line (at virtual `column`) is the text of a setext heading when underlined: a
+    paragraph's line, not code, a list item, a quote, a table row or a heading."""
+    return column >= MARKDOWN_CONTENT and column < CONTINUED and not NOT_SETEXT_TEXT.match(line)
 
 
 TOML_TABLE = re.compile(r"^\s*\[")

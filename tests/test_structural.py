@@ -4518,3 +4518,21 @@ def test_a_python_run_that_steps_out_after_new_looking_lines_does_not_drop_the_b
     assert merged(original, snippet, path="graph.py") == expected
     # new code last, then the step out: the loop replaced, or only not shown? (a `}` would say)
     ambiguous(original, snippet.replace("\n            # wake the successors\n", "\n"), path="graph.py")
+
+
+def test_a_setext_heading_is_one_line_with_its_underline() -> None:
+    """A changelog of `1.0.0 / 2024-08-31` over `=====` sections: a new section at the top, one
+    entry fixed further down. (The merge wrote two underlines under a heading shown, its underline
+    aligned on its own.)"""
+    section = "{v} / 2024-0{m}-01\n==================\n\n  * {note}\n\n"
+    notes = ["Drop node <18", "Fix sorting", "Order by specificity", "Fix regression"]
+    original = "".join(section.format(v=f"1.0.{4 - m}", m=m + 1, note=n) for m, n in enumerate(notes))
+    snippet = (
+        "unreleased\n==========\n\n  * Fix wildcard subtags\n\n1.0.4 / 2024-01-01\n==================\n\n"
+        "<!-- ... unchanged ... -->\n\n1.0.2 / 2024-03-01\n==================\n\n  * Order by  specificity\n\n"
+        "1.0.1 / 2024-04-01\n==================\n<!-- ... rest unchanged ... -->\n"
+    )
+    expected = "unreleased\n==========\n\n  * Fix wildcard subtags\n\n" + original.replace(
+        "Order by specificity", "Order by  specificity"
+    )
+    assert merged(original, snippet, path="HISTORY.md") == expected
