@@ -1124,9 +1124,10 @@ class Aligner:
                 )
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
-                # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below
+                # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below,
+                # or last where a marker outside elides the tail (`else`, then `# ...` at column 0)
                 alone = not item.children and not item.closer and bool(o_items[ob].children)
-                elided = elided or (alone and below is not None and below.marker)
+                elided = elided or (alone and (below.marker if below is not None else tail_elided))
                 shown_last = (below is None and tail_elided) or (below is not None and below.marker)
                 # (where no closer can show a block's end, a sibling shown below says nothing of it)
                 open_ended = shown_last or not (o_items[ob].closer or item.closer)

@@ -4536,3 +4536,19 @@ def test_a_setext_heading_is_one_line_with_its_underline() -> None:
         "Order by specificity", "Order by  specificity"
     )
     assert merged(original, snippet, path="HISTORY.md") == expected
+
+
+def test_a_clause_shown_last_above_a_shallower_marker_keeps_its_body() -> None:
+    """`else` shown alone as the last line of an edited `if`, then `# ...` at column 0: the marker
+    elides the `else` body too. (The merge deleted `echo "$prefix"`.)"""
+    original = (
+        'main() {\n    if [[ -n $DEF ]]; then\n        echo "$DEF"\n    else\n        if [[ -z $BYPASS ]]; then\n'
+        '            echo "no match" >&2\n        else\n            echo "$prefix"\n        fi\n'
+        "        exitcode=1\n    fi\n}\n"
+    )
+    snippet = (
+        '# ...\n        if [[ -z $BYPASS ]]; then\n            [[ -n $QUIET ]] || echo "no match" >&2\n'
+        "        else\n# ...\n"
+    )
+    expected = original.replace('echo "no match"', '[[ -n $QUIET ]] || echo "no match"')
+    assert merged(original, snippet, path="latest.sh") == expected
