@@ -405,6 +405,15 @@ def edited_line(line: str, new: str) -> bool:
     return similarity(line, new) >= LINE_UNSURE_SIMILARITY or shared_head(line, new) >= 0.75 * len(line)
 
 
+def attributes_added(line: str, original: str) -> bool:
+    """`<Toaster richColors closeButton />` for `<Toaster richColors />`: the same self-closing
+    element, the original's attributes kept and more added after them."""
+    if not (line.startswith("<") and line.endswith("/>") and original.endswith("/>")):
+        return False
+    kept = original[:-2].rstrip()
+    return line.startswith(kept) and line[len(kept)].isspace()
+
+
 def dropped_word(line: str, new: str, word: str) -> bool:
     """`new` is `line` with `word` and a little around it (quotes, a comma) taken out, nothing else."""
     if not 0 < len(line) - len(new) <= len(word) + 4:
@@ -2447,6 +2456,8 @@ class Aligner:
             return True  # it elides part of itself, so it is not new: the block of its kind there
         alike = similarity(s_text, o_text)
         if not s_item.children:
+            if attributes_added(s_header, o_header):
+                return True
             return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
         # `if (req.method === 'PUT')` beside `=== 'GET'`: another branch as much as an edit
         other_value = s_word[0] in CONDITIONS and (

@@ -4552,3 +4552,19 @@ def test_a_clause_shown_last_above_a_shallower_marker_keeps_its_body() -> None:
     )
     expected = original.replace('echo "no match"', '[[ -n $QUIET ]] || echo "no match"')
     assert merged(original, snippet, path="latest.sh") == expected
+
+
+def test_a_self_closing_element_with_attributes_added_is_an_edit_of_the_original() -> None:
+    """The layout's last line, `<Toaster richColors />`, shown with `closeButton` and more added:
+    the same element edited, not a second one above it. (The merge kept both.) An attribute
+    whose name only starts alike is no such edit."""
+    original = "<div>\n  <slot />\n  <Footer />\n</div>\n\n<Toaster richColors />\n"
+    edited = '<Toaster richColors closeButton position="top-center" />'
+    snippet = "<!-- ... existing markup ... -->\n  <Footer />\n</div>\n\n" + edited + "\n"
+    assert merged(original, snippet, path="layout.svelte") == original.replace(
+        "<Toaster richColors />", edited
+    )
+    form = "<div>\n  <Head />\n  <Field required />\n</div>\n"
+    shown = '<div>\n  <Head />\n  <Field requiredIf="email" />\n  <!-- ... -->\n</div>\n'
+    expected = form.replace("  <Field required />", '  <Field requiredIf="email" />\n  <Field required />')
+    assert merged(form, shown, path="form.svelte") == expected
