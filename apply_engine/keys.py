@@ -203,6 +203,9 @@ def signature_key(line: str, language: str = "") -> str:
             return found.group(1)
     if ":" in text or "=" in text:
         found = ASSIGN.match(text) or PIN.match(text) or HASH_ENTRY.match(text)
+        if found and found.group(1) == "_":  # `let _ = writeln!(out, ...)`: a discard, known by its value
+            value = text[found.end() :].strip()
+            return f"_ = {call_key(value) or value}"
         if found:
             return found.group(1)
     if text.endswith(";"):

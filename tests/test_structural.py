@@ -4568,3 +4568,25 @@ def test_a_self_closing_element_with_attributes_added_is_an_edit_of_the_original
     shown = '<div>\n  <Head />\n  <Field requiredIf="email" />\n  <!-- ... -->\n</div>\n'
     expected = form.replace("  <Field required />", '  <Field requiredIf="email" />\n  <Field required />')
     assert merged(form, shown, path="form.svelte") == expected
+
+
+def test_a_discarded_value_is_keyed_by_the_value_not_by_the_underscore() -> None:
+    """`let _ = writeln!(out, "clients: {}", ...)` new below the first two `let _ = writeln!` lines:
+    keyed `_`, it paired with the third such line further down, and the eight lines between were
+    deleted. Keyed by its value it is new."""
+    assert signature_key('let _ = writeln!(out, "top paths:");', "rust") == '_ = writeln!(out, "top paths:");'
+    assert signature_key("_ = conn.Close()", "go") == "_ = conn.Close"
+    original = (
+        "pub fn render(s: &Summary) -> String {\n    let mut out = String::new();\n"
+        '    let _ = writeln!(out, "requests: {}", s.requests);\n    let _ = writeln!(out, "bytes: {}", s.bytes);\n'
+        '    if s.malformed > 0 {\n        out.push_str("malformed\\n");\n    }\n'
+        '    let _ = writeln!(out, "top paths:");\n    out\n}\n'
+    )
+    snippet = (
+        "pub fn render(s: &Summary) -> String {\n    // ... existing code ...\n"
+        '    let _ = writeln!(out, "bytes: {}", s.bytes);\n    let _ = writeln!(out, "clients: {}", s.ips);\n'
+        "    // ... existing code ...\n}\n"
+    )
+    clients = '    let _ = writeln!(out, "clients: {}", s.ips);\n'
+    expected = original.replace("s.bytes);\n", "s.bytes);\n" + clients)
+    assert merged(original, snippet, path="render.rs") == expected
