@@ -1094,6 +1094,11 @@ class Aligner:
             or (tail_elided and last_shown in matches)
             or (open_end and any(has_marker(item) for item in s_items))
             or (last_shown in matches and self.left_open(s_items[last_shown], o_items[matches[last_shown]]))
+            or (
+                open_end
+                and last_shown in matches
+                and self.stops_in_chain(s_items[last_shown], o_items[matches[last_shown]])
+            )
         )
         if open_end and not keeps_tail and self.shows_first_items(o_items, s_items):
             return None
@@ -3080,6 +3085,12 @@ class Aligner:
         `if ... {`, `// ... existing code ...`, then the closer of the block around them): the
         marker elides the rest of it and what follows it in that block, up to the closer shown."""
         return s_item.nested and not s_item.closer and o_item.closer and last_descendants(s_item)[-1].marker
+
+    def stops_in_chain(self, s_item: Item, o_item: Item) -> bool:
+        """The snippet ends inside a statement of several clauses (`if unit is not None:` and its
+        first line, its `else:` not shown): it stopped showing the block there, so what follows the
+        statement in the block is elided too, as its clauses are."""
+        return bool(self.clauses(self.original, o_item)) and not self.clauses(self.snippet, s_item)
 
     def ends_deep_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker in a block inside it."""

@@ -4590,3 +4590,23 @@ def test_a_discarded_value_is_keyed_by_the_value_not_by_the_underscore() -> None
     clients = '    let _ = writeln!(out, "clients: {}", s.ips);\n'
     expected = original.replace("s.bytes);\n", "s.bytes);\n" + clients)
     assert merged(original, snippet, path="render.rs") == expected
+
+
+def test_a_snippet_that_stops_inside_an_if_else_keeps_what_follows_it() -> None:
+    """A nested `format_time` shown down to `if unit is not None:` and its first line, then a
+    marker at the depth of `format_time` itself: the `else:` is elided, and so is the `return`
+    below the statement. (The merge kept the `else:` and deleted the `return`.)"""
+    original = (
+        "def main(args=None):\n    precision = 3\n\n    def format_time(dt):\n        unit = time_unit\n"
+        "        if unit is not None:\n            scale = units[unit]\n        else:\n            scale = 1.0\n"
+        "        return '%.*g %s' % (precision, dt / scale, unit)\n\n    print(format_time(1.5))\n"
+    )
+    snippet = (
+        "def main(args=None):\n    # ... existing code ...\n    def format_time(dt):\n        unit = time_unit\n"
+        "        if dt <= 0:\n            return '0 sec'\n        if unit is not None:\n"
+        "            scale = units[unit]\n    # ... existing code ...\n"
+    )
+    expected = original.replace(
+        "unit = time_unit\n", "unit = time_unit\n        if dt <= 0:\n            return '0 sec'\n"
+    )
+    assert merged(original, snippet, path="timeit.py") == expected
