@@ -1633,9 +1633,9 @@ class Aligner:
             # new code right below a fragment's closers, above the anchor, takes the place of the
             # elided items after that fragment's block (`};` closing `let current = match ... {`,
             # then `let Some(next) = ... else {` where `let next = current + by;` stood)
-            then = fragments and new_last and not middle and not tail and not after
-            then = then and fragments[-1].items[-1].end <= new_last[0].start
-            placed = self.keep(kept[slot:], fragments, reindent, new_last if then else [])
+            follows = fragments and new_last and not middle and not tail and not after
+            follows = follows and fragments[-1].items[-1].end <= new_last[0].start
+            placed = self.keep(kept[slot:], fragments, reindent, new_last if follows else [])
             if placed is None:
                 return None
         ops += self.inserts(before_kept, reindent)
