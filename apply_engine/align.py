@@ -1042,11 +1042,14 @@ class Aligner:
         top: bool,
         open_end: bool = False,
         tail_elided: bool = False,
+        cut: bool = False,
     ) -> list[Op] | None:
         """`open_end`: the snippet ends inside this block (nothing but markers after it, and no
         closer), so a block that elides anything keeps what it leaves out after its last item;
         `tail_elided`: a marker less indented than the block's header follows it (or one follows it
-        with its closer not shown), so it keeps that too when its last line shown is an original one."""
+        with its closer not shown), so it keeps that too when its last line shown is an original one;
+        `cut`: the snippet stops inside this block, the closer the original has not shown and no
+        marker after it: cut off there, so the block keeps its rest after its last anchor."""
         # a line shown deeper than its match stands (by the mapping of the block around, `outer`;
         # `reindent` becomes the anchors' own below) is a look-alike in some inner block
         outer = reindent
@@ -1091,6 +1094,7 @@ class Aligner:
         last_shown = next((k for k in range(len(s_items) - 1, -1, -1) if not s_items[k].marker), None)
         keeps_tail = (
             top
+            or (cut and bool(anchors))
             or (tail_elided and last_shown in matches)
             or (open_end and any(has_marker(item) for item in s_items))
             or (last_shown in matches and self.left_open(s_items[last_shown], o_items[matches[last_shown]]))
@@ -2939,7 +2943,8 @@ class Aligner:
             if inner is None:
                 return None
             return [*head, header, *inner, Copy(chain[0].lead, o_item.end)]
-        inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided)
+        cut = open_end and o_item.closer and not s_item.closer and self.ends_snippet(s_item)
+        inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided, cut)
         if inner is None or self.renamed_yet_kept(o_item, s_item, o_close, s_close, inner):
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
@@ -3091,6 +3096,10 @@ class Aligner:
         first line, its `else:` not shown): it stopped showing the block there, so what follows the
         statement in the block is elided too, as its clauses are."""
         return bool(self.clauses(self.original, o_item)) and not self.clauses(self.snippet, s_item)
+
+    def ends_snippet(self, item: Item) -> bool:
+        """Nothing but blank lines follows the item in the snippet, not even a marker."""
+        return not any(line.strip() for line in self.snippet.lines[item.end :])
 
     def ends_deep_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker in a block inside it."""

@@ -4610,3 +4610,33 @@ def test_a_snippet_that_stops_inside_an_if_else_keeps_what_follows_it() -> None:
         "unit = time_unit\n", "unit = time_unit\n        if dt <= 0:\n            return '0 sec'\n"
     )
     assert merged(original, snippet, path="timeit.py") == expected
+
+
+def test_a_snippet_cut_off_inside_a_braces_block_keeps_the_blocks_rest() -> None:
+    """The snippet stops inside `render`, its `}` not shown and no marker after the last line: cut
+    off, not a request to delete the rest. The new line goes in after its anchors, and the rest of
+    the block (and of the loop it stops in) stays. (The merge read the rest as deleted.)"""
+    original = (
+        "fn render(s: &Summary) -> String {\n    let mut out = String::new();\n"
+        '    out.push_str("requests");\n    for row in &s.rows {\n        out.push_str(&row.name);\n'
+        "        out.push('\\n');\n    }\n    if s.malformed > 0 {\n        out.push_str(\"malformed\");\n"
+        '    }\n    out.push_str("end");\n    out.push_str("done");\n    out.push_str("bye");\n'
+        '    out.push_str("now");\n    out\n}\n\nfn main() {}\n'
+    )
+    snippet = (
+        "fn render(s: &Summary) -> String {\n    let mut out = String::new();\n"
+        '    out.push_str("requests");\n    out.push_str("clients");\n'
+    )
+    expected = original.replace('"requests");\n', '"requests");\n    out.push_str("clients");\n')
+    assert merged(original, snippet, path="render.rs") == expected
+    deep = (
+        "fn render(s: &Summary) -> String {\n    let mut out = String::new();\n"
+        '    out.push_str("requests");\n    for row in &s.rows {\n        out.push_str(&row.name);\n'
+        "        out.push_str(&row.id);\n"
+    )
+    expected = original.replace("&row.name);\n", "&row.name);\n        out.push_str(&row.id);\n")
+    assert merged(original, deep, path="render.rs") == expected
+    # nothing of the block anchored: nothing says where the new lines go among the old
+    ambiguous(
+        original, 'fn render(s: &Summary) -> String {\n    out.push_str("clients");\n', path="render.rs"
+    )
