@@ -1593,6 +1593,11 @@ class Aligner:
         new_last = parts[-1][: len(parts[-1]) - after - len(tail)]
         middle = [item for part in parts[1:-1] for item in part]
         slot = self.import_slot(new_first, kept) if edge == "lead" and not head and not before else 0
+        if edge == "lead" and not parts[0] and len(parts) == 3 and kept and self.import_slot(middle, kept):
+            # imports alone between the file's first marker and the next (`# ... existing imports ...`,
+            # `from .throttle import RateLimiter`, `# ... existing code ...`): they join the original's
+            new_first, middle = middle, []
+            slot = self.import_slot(new_first, kept)
         free = [new_first, *parts[1:-1], new_last]  # new code placed by no anchor of its own
         runs = self.wrapped_runs(kept[slot:], free) if kept else [range(0)] * len(free)
         if runs is None:

@@ -4640,3 +4640,26 @@ def test_a_snippet_cut_off_inside_a_braces_block_keeps_the_blocks_rest() -> None
     ambiguous(
         original, 'fn render(s: &Summary) -> String {\n    out.push_str("clients");\n', path="render.rs"
     )
+
+
+def test_imports_alone_between_the_first_two_markers_join_the_originals_imports() -> None:
+    """`# [keep existing imports]`, a new import, `# ... existing code ...`, then a function: the
+    new import has no anchor of its own, but imports go with the imports. (The merge answered
+    'new code between two markers has no anchor'.) Other new code there still has none."""
+    original = "import os\nimport sys\n\nfrom .a import B\n\nX = 1\n\n\ndef f():\n    return X\n"
+    tail = "\n# ... existing code ...\n\n\ndef f():\n    return X + 1\n"
+    expected = original.replace("import B\n", "import B\nfrom .throttle import R\n").replace("X\n", "X + 1\n")
+    for marker in ("# ... existing imports ...", "# [keep existing imports]", "# ... existing code ..."):
+        assert merged(original, f"{marker}\nfrom .throttle import R\n{tail}", path="a.py") == expected
+    ambiguous(original, f"# ... existing code ...\nY = 2\n{tail}", path="a.py")
+    script = (
+        'import fs from "node:fs";\nimport path from "node:path";\n\nexport function main() {\n  run();\n}\n'
+    )
+    snippet = (
+        '// ... existing imports ...\nimport os from "node:os";\n// ... existing code ...\n'
+        "export function main() {\n  run(os.cpus());\n}\n"
+    )
+    expected = script.replace('"node:path";\n', '"node:path";\nimport os from "node:os";\n').replace(
+        "run()", "run(os.cpus())"
+    )
+    assert merged(script, snippet, path="main.js") == expected
