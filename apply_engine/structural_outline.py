@@ -14,8 +14,11 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
+# (a closing word right before a colon is a key or a label: `done: done ?? this.done,`, `when: manual`;
+# Ruby's `when` continues a `case`, Kotlin's `when (x) {` starts a statement)
 CONTINUATION = re.compile(
-    r"^([{}\])]|</|\.[\w$]|(end|fi|done|esac|else|elif|elsif|elseif|except|finally|rescue|ensure|catch|when)\b)"
+    r"^([{}\])]|</|\.[\w$]|(else|elif|except|finally)\b|"
+    r"(end|fi|done|esac|elsif|elseif|rescue|ensure|catch|when(?!\s*[({]))\b(?!:))"
 )
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`

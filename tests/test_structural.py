@@ -4663,3 +4663,38 @@ def test_imports_alone_between_the_first_two_markers_join_the_originals_imports(
         "run()", "run(os.cpus())"
     )
     assert merged(script, snippet, path="main.js") == expected
+
+
+def test_a_closing_word_used_as_a_key_or_a_kotlin_when_starts_its_own_item() -> None:
+    """`done: done ?? this.done,` is an argument, not the `done` that closes a shell loop, and
+    Kotlin's `when (x) {` is a statement, not the `when` of a Ruby `case`: each read as continuing
+    the line above, so the line above owned it and a snippet anchored on it found no anchor."""
+    original = (
+        "Task copyWith({bool? done}) {\n  return Task(\n    id: id,\n    notes: notes ?? this.notes,\n"
+        "    done: done ?? this.done,\n    due: due,\n  );\n}\n"
+    )
+    snippet = (
+        "Task copyWith({bool? done}) {\n  return Task(\n    // ... existing code ...\n"
+        "    done: done ?? this.done,\n    pinned: pinned ?? this.pinned,\n    // ... existing code ...\n  );\n}\n"
+    )
+    expected = original.replace("this.done,\n", "this.done,\n    pinned: pinned ?? this.pinned,\n")
+    assert merged(original, snippet, path="task.dart") == expected
+    kotlin = (
+        'fun f(x: Int): String {\n    val a = 1\n    when (x) {\n        1 -> println("one")\n'
+        '        else -> println("other")\n    }\n    return "a"\n}\n'
+    )
+    snippet = (
+        'fun f(x: Int): String {\n    // ... existing code ...\n    when (x) {\n        1 -> println("one")\n'
+        '        2 -> println("two")\n        else -> println("other")\n    }\n    // ... existing code ...\n}\n'
+    )
+    expected = kotlin.replace('"one")\n', '"one")\n        2 -> println("two")\n')
+    assert merged(kotlin, snippet, path="f.kt") == expected
+
+
+def test_a_ruby_when_shown_last_keeps_the_whens_after_it() -> None:
+    """`case kind`, `when :a` and its new body, then a marker: the `when` clauses after it are
+    elided, as an `elsif` would be. (The merge read the `when :b` below as the rest of the first
+    `when`'s body and deleted it.)"""
+    ruby = "def f\n  case kind\n  when :a\n    1\n  when :b\n    2\n  else\n    3\n  end\n  done\nend\n"
+    snippet = "def f\n  case kind\n  when :a\n    10\n  # ... existing code ...\nend\n"
+    assert merged(ruby, snippet, path="k.rb") == ruby.replace("    1\n", "    10\n")
