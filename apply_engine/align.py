@@ -2933,7 +2933,12 @@ class Aligner:
             self.signature_close(self.original, o_item),
         )
         s_body, o_body = s_item.children, o_item.children
-        if (s_close is None) != (o_close is None):  # a signature over several lines on one side only
+        if o_close is not None and s_close is None and same_header and self.elides_signature(o_close, s_item):
+            # `class ProfileViewModel(`, then a marker, then members: the marker elides the rest of
+            # the signature (its parameters, `) : ViewModel() {`) and the head of the body
+            header = Copy(o_item.header, o_close.header + 1)
+            s_body, o_body = s_item.children, o_close.children
+        elif (s_close is None) != (o_close is None):  # a signature over several lines on one side only
             header, s_body, o_body = self.signature(o_item, s_item, o_close, s_close, reindent)
         inserted = self.clause_inserted(o_item, s_item)
         if inserted is not None:  # the original's clause, shown nested in new ones above it
@@ -3057,6 +3062,18 @@ class Aligner:
         s_body = s_close.children if s_close else s_item.children
         o_body = o_close.children if o_close else o_item.children
         return header, s_body, o_body
+
+    def elides_signature(self, o_close: Item, s_item: Item) -> bool:
+        """A header shown alone over a marker, the signature's parameters not shown, and below the
+        marker an item of the body that `o_close` opens (not a parameter shown after the marker)."""
+        children = s_item.children
+        if len(children) < 2 or not children[0].marker:
+            return False
+        shown = next((item for item in children if not item.marker), None)
+        if shown is None:
+            return False
+        key = self.snippet.key(shown)
+        return any(self.original.key(item) == key for item in o_close.children)
 
     def same(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """An item shown as it stands but for spacing: the original's lines, except those whose inner

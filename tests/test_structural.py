@@ -4698,3 +4698,23 @@ def test_a_ruby_when_shown_last_keeps_the_whens_after_it() -> None:
     ruby = "def f\n  case kind\n  when :a\n    1\n  when :b\n    2\n  else\n    3\n  end\n  done\nend\n"
     snippet = "def f\n  case kind\n  when :a\n    10\n  # ... existing code ...\nend\n"
     assert merged(ruby, snippet, path="k.rb") == ruby.replace("    1\n", "    10\n")
+
+
+def test_a_header_shown_over_a_marker_keeps_the_signature_the_marker_elides() -> None:
+    """`class ProfileViewModel(`, a marker, then a member: the marker stands for the constructor's
+    parameters, `) : ViewModel() {` and the members above the one shown. (The merge dropped the
+    parameters and the line that opens the body; only the parse check kept it from the file.)"""
+    original = (
+        "class ProfileViewModel(\n    private val repository: ProfileRepository,\n) : ViewModel() {\n\n"
+        "    private val state = MutableStateFlow(0)\n\n    fun load() {\n        state.value = 1\n    }\n\n"
+        "    fun save() {\n        repository.save()\n    }\n}\n"
+    )
+    snippet = (
+        "class ProfileViewModel(\n    // ... existing code ...\n\n    fun save() {\n"
+        "        repository.save(state.value)\n    }\n}\n"
+    )
+    expected = original.replace("save()\n    }", "save(state.value)\n    }")
+    assert merged(original, snippet, path="ProfileViewModel.kt") == expected
+    # a parameter shown after the marker is no member of the body
+    place = "def place(\n    order,\n    *,\n    tax=0,\n):\n    total = order.total\n    return total\n"
+    ambiguous(place, "def place(\n    # ... existing code ...\n    rush=False,\n", path="place.py")
