@@ -44,7 +44,7 @@ from apply_engine.keys import (
 )
 from apply_engine.markers import elided_body, naming_words
 from apply_engine.schemas import Reason
-from apply_engine.structural_outline import COMMENT, PURE_CLOSER, Item
+from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, Item
 
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
@@ -1227,7 +1227,7 @@ class Aligner:
             return None
 
         def inside(base: int) -> bool:  # (a closer ends the block a fragment stands in: `}` below rows)
-            return all(self.elided_inside(item, base) or self.closes(item) for item in shown)
+            return all(self.elided_inside(item, base, o_items) or self.closes(item) for item in shown)
 
         base = min(depths)
         if not inside(base) and all(self.deeper(item, o_items[0], reindent) for item in s_items):
@@ -1283,17 +1283,24 @@ class Aligner:
     def depth(self, item: Item) -> int:
         return len(leading(self.snippet.lines[item.header]))
 
-    def elided_inside(self, item: Item, base: int) -> bool:
+    def elided_inside(self, item: Item, base: int, o_items: list[Item]) -> bool:
         """Whether a snippet item below a marker at depth `base` goes inside the block the marker
-        elides: it stands deeper, or it is a clause that continues that block (`else:`, `} catch
-        (e) {`), the clauses above it elided."""
+        elides (`o_items` its level's original items): it stands deeper, or it is a clause that
+        continues that block (`else:`, `} catch (e) {`), the clauses above it elided, or a `case`
+        label as deep as the marker where the level is no switch's (gofmt's labels stand as deep
+        as their `switch`)."""
         depth = self.depth(item)
-        return depth > base or (
-            depth == base and CLAUSE.match(self.snippet.normalized[item.header]) is not None
+        if depth != base:
+            return depth > base
+        header = self.snippet.normalized[item.header]
+        if CLAUSE.match(header):
+            return True
+        return SWITCH_LABEL.match(header) is not None and not any(
+            SWITCH_LABEL.match(self.original.normalized[o_item.header]) for o_item in o_items
         )
 
     def fragments(
-        self, items: list[Item], base: int | None, edge: str | None
+        self, items: list[Item], o_gap: list[Item], base: int | None, edge: str | None
     ) -> tuple[list[Item], list[Fragment]] | None:
         """Takes the fragments (see `Fragment`) out of a gap's items. A fragment may end in closers
         (`}` closing its block, `}` its parent's...), the last no deeper than `base`; anything else
@@ -1310,11 +1317,11 @@ class Aligner:
                 rest[-1].marker
                 and k < len(items)
                 and not items[k].marker
-                and self.elided_inside(items[k], base)
+                and self.elided_inside(items[k], base, o_gap)
             ):
                 continue
             end = k
-            while end < len(items) and self.elided_inside(items[end], base):
+            while end < len(items) and self.elided_inside(items[end], base, o_gap):
                 end += 1
             stop = end
             while stop > k and self.closes(items[stop - 1]):
@@ -1497,7 +1504,7 @@ class Aligner:
         if removals:
             s_gap = [item for item in s_gap if not item.removal]
             return self.remove(o_gap, s_gap, removals, reindent, edge, base)
-        split = self.fragments(s_gap, base, edge)  # before hoisting: a fragment keeps its markers
+        split = self.fragments(s_gap, o_gap, base, edge)  # before hoisting: a fragment keeps its markers
         if split is None:
             return None
         items, fragments = self.flat_members(o_gap, *split, edge)

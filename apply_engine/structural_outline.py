@@ -20,6 +20,8 @@ CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(else|elif|except|finally)\b|"
     r"(end|fi|done|esac|elsif|elseif|rescue|ensure|catch|when(?!\s*[({]))\b(?!:))"
 )
+# a switch's label, which gofmt and many C styles write as deep as the `switch` (no Scala `case x: T =>`)
+SWITCH_LABEL = re.compile(r"^(case\b.*|default\s*):(?!.*=>)")
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
@@ -367,6 +369,8 @@ class Outliner:
             if not CONTINUATION.match(text) or self.starts_anew(j, text):
                 break
             if PURE_CLOSER.match(text):
+                if self.labels_switch_closed(i):
+                    break
                 closer = True
                 j += 1
                 break
@@ -374,6 +378,12 @@ class Outliner:
         end = self.last_shown[j] + 1
         body_end = end - 1 if closer else end
         return Item(lead, i, i, end, closer=closer, expand=(self, i + 1, body_end))
+
+    def labels_switch_closed(self, i: int) -> bool:
+        """Line `i` a `case ...:` label with no block of its own: a `}` as deep as it closes the
+        switch around it, not the label."""
+        header = self.lines[i].strip()
+        return SWITCH_LABEL.match(header) is not None and not header.endswith("{")
 
     def starts_anew(self, j: int, text: str) -> bool:
         """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX

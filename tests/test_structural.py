@@ -4718,3 +4718,32 @@ def test_a_header_shown_over_a_marker_keeps_the_signature_the_marker_elides() ->
     # a parameter shown after the marker is no member of the body
     place = "def place(\n    order,\n    *,\n    tax=0,\n):\n    total = order.total\n    return total\n"
     ambiguous(place, "def place(\n    # ... existing code ...\n    rush=False,\n", path="place.py")
+
+
+GO_SWITCH = (
+    'package m\n\nfunc f(x int) string {\n\ty := 0\n\tswitch x {\n\tcase 1:\n\t\treturn "one"\n'
+    '\tcase 2:\n\t\treturn "two"\n\t}\n\treturn "other"\n}\n'
+)
+
+
+def test_case_labels_as_deep_as_their_switch_are_read_inside_it() -> None:
+    """gofmt writes a switch's `case` labels as deep as the `switch`. A label shown right below a
+    marker at that depth goes inside the elided switch, and a `}` below the labels closes that
+    switch, not the last label. (The labels were read as siblings of the switch, the last one
+    owning its `}`: added after the switch, or placed nowhere.)"""
+    edited = GO_SWITCH.replace('"two"', '"TWO"')
+    snippet = 'func f(x int) string {\n\t// ... existing code ...\n\tcase 2:\n\t\treturn "TWO"\n\t// ... existing code ...\n}\n'
+    assert merged(GO_SWITCH, snippet, path="m.go") == edited
+    snippet = (
+        'func f(x int) string {\n\t// ... existing code ...\n\tcase 2:\n\t\treturn "TWO"\n'
+        '\tcase 3:\n\t\treturn "three"\n\t}\n\treturn "other"\n}\n'
+    )
+    expected = edited.replace('"TWO"\n', '"TWO"\n\tcase 3:\n\t\treturn "three"\n')
+    assert merged(GO_SWITCH, snippet, path="m.go") == expected
+    # in the switch's own body a new label below the marker is one of its labels
+    snippet = (
+        "func f(x int) string {\n\t// ... existing code ...\n\tswitch x {\n\t// ... existing code ...\n"
+        '\tcase 3:\n\t\treturn "three"\n\t}\n\t// ... existing code ...\n}\n'
+    )
+    expected = GO_SWITCH.replace('"two"\n', '"two"\n\tcase 3:\n\t\treturn "three"\n')
+    assert merged(GO_SWITCH, snippet, path="m.go") == expected
