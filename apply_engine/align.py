@@ -835,6 +835,13 @@ class Aligner:
             candidates = same_text or o_key.get(self.snippet_key_of(self.snippet, item), [])
             if len(candidates) > 1 and item.children:
                 candidates = [o for o in candidates if self.same_first_child(item, o_items[o])]
+            if len(candidates) > 1 and has_marker(item):
+                # look-alikes (an array's objects), this one shown in part: the one holding the
+                # first telling line shown inside (`"name": "Debug Worker",`)
+                place = self.first_telling_place(range(item.header + 1, item.end))
+                candidates = [
+                    o for o in candidates if place is not None and o_items[o].start < place < o_items[o].end
+                ]
             if len(candidates) == 1 and not same_text and self.by_likeness(item):
                 # by its kind alone: not where a marker beside it would be left nothing to stand for
                 o = candidates[0]

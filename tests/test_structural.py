@@ -4747,3 +4747,17 @@ def test_case_labels_as_deep_as_their_switch_are_read_inside_it() -> None:
     )
     expected = GO_SWITCH.replace('"two"\n', '"two"\n\tcase 3:\n\t\treturn "three"\n')
     assert merged(GO_SWITCH, snippet, path="m.go") == expected
+
+
+def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
+    """A launch configuration shown alone, `...` for its rest: one of three objects that all
+    start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
+    edited. (None matched, and the object was added at the top of the file.) A name that no
+    object has tells nothing."""
+    entry = '    {\n      "type": "node",\n      "name": "%s",\n      "port": %d,\n      "console": "internal"\n    }'
+    objects = ",\n".join(entry % (name, port) for name, port in (("API", 1), ("Worker", 2), ("Tests", 3)))
+    original = '{\n  "version": "0.2.0",\n  "configurations": [\n' + objects + "\n  ]\n}\n"
+    snippet = '    {\n      "type": "node",\n      "name": "%s",\n      "port": 9230,\n      ...\n    },\n'
+    expected = original.replace('"Worker",\n      "port": 2,', '"Worker",\n      "port": 9230,')
+    assert merged(original, snippet % "Worker", path="launch.json") == expected
+    ambiguous(original, snippet % "Scheduler", path="launch.json")
