@@ -1181,6 +1181,7 @@ class Aligner:
                     elided,
                     head_elided,
                     chain_elided,
+                    cut and last,
                 )
                 if pair is None:
                     return None
@@ -2896,12 +2897,13 @@ class Aligner:
         tail_elided: bool = False,
         head_elided: bool = False,
         chain_elided: bool = False,
+        cut: bool = False,
     ) -> list[Op] | None:
         """`shown_spacing`: the snippet shows this item after a sibling, so its blank lines count;
         `open_end`, `tail_elided`: see `level`; `head_elided`: the snippet starts at this item and
         leaves out the file above it (with the comment above it, even in a rewrite);
         `chain_elided`: the clauses that continue the original item (`except`, `else`) are kept
-        when the snippet shows none of them."""
+        when the snippet shows none of them; `cut`: the block around was cut off (see `level`)."""
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -2969,7 +2971,9 @@ class Aligner:
             if inner is None:
                 return None
             return [*head, header, *inner, Copy(chain[0].lead, o_item.end)]
-        cut = open_end and o_item.closer and not s_item.closer and self.ends_snippet(s_item)
+        # cut off in it, or in the block around whose closer it leads to (`}: Props) {` of a
+        # signature over several lines, the function's `});` below)
+        cut = open_end and (o_item.closer or cut) and not s_item.closer and self.ends_snippet(s_item)
         inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided, cut)
         if inner is None or self.renamed_yet_kept(o_item, s_item, o_close, s_close, inner):
             return None

@@ -4761,3 +4761,27 @@ def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line()
     expected = original.replace('"Worker",\n      "port": 2,', '"Worker",\n      "port": 9230,')
     assert merged(original, snippet % "Worker", path="launch.json") == expected
     ambiguous(original, snippet % "Scheduler", path="launch.json")
+
+
+def test_a_snippet_cut_off_below_a_signature_over_several_lines_keeps_the_rest() -> None:
+    """The snippet stops inside `export const Table = memo(function Table({`, whose signature
+    ends `}: Props) {` and whose `});` closes the call around: cut off there too. (The rest was
+    read as elided or deleted.)"""
+    original = (
+        'import { memo } from "react";\n\n'
+        "export const Table = memo(function Table({\n  rows,\n  onSelect,\n}: Props) {\n"
+        "  if (rows.length === 0) {\n    return <p>None yet.</p>;\n  }\n  const sorted = sortRows(rows);\n"
+        "  return (\n    <table>\n      <Rows rows={sorted} onSelect={onSelect} />\n    </table>\n  );\n});\n"
+    )
+    snippet = (
+        "// ... existing code ...\n\n"
+        "export const Table = memo(function Table({\n  rows,\n  onSelect,\n}: Props) {\n"
+        "  if (rows.length === 0) {\n    return <p>None yet. Push a commit.</p>;\n  }\n"
+    )
+    expected = original.replace("None yet.", "None yet. Push a commit.")
+    assert merged(original, snippet, path="table.tsx") == expected
+    # half the file, no marker: still cut off, not the whole new file (which dropped the rest)
+    alone = original.removeprefix('import { memo } from "react";\n\n')
+    assert merged(alone, snippet.removeprefix("// ... existing code ...\n\n"), path="table.tsx") == (
+        expected.removeprefix('import { memo } from "react";\n\n')
+    )
