@@ -4785,3 +4785,27 @@ def test_a_snippet_cut_off_below_a_signature_over_several_lines_keeps_the_rest()
     assert merged(alone, snippet.removeprefix("// ... existing code ...\n\n"), path="table.tsx") == (
         expected.removeprefix('import { memo } from "react";\n\n')
     )
+
+
+def test_a_loop_header_shown_alone_over_a_marker_edits_the_original_loop() -> None:
+    """`for (let page = 2; page <= totalPages; page++) {`, then a marker as deep as it: the loop's
+    header edited, its body elided. (It was read as a new header above the original loop, and only
+    the parse check kept the file from having both.)"""
+    original = (
+        "class Inventory {\n  async listAll(id: string): Promise<Item[]> {\n    const first = await this.list(id, 1);\n"
+        "    const all = [...first.items];\n    for (let page = 2; page < first.pages; page++) {\n"
+        "      const next = await this.list(id, page);\n      all.push(...next.items);\n    }\n    return all;\n  }\n}\n"
+    )
+    snippet = (
+        "  async listAll(id: string): Promise<Item[]> {\n    // ... existing code ...\n"
+        "    const all = [...first.items];\n    for (let page = 2; page <= first.pages; page++) {\n"
+        "    // ... existing code ...\n"
+    )
+    expected = original.replace("page < first", "page <= first")
+    assert merged(original, snippet, path="inventory.ts") == expected
+    python = (
+        "def rotate_all(rotators):\n    done = 0\n    for i in range(len(rotators) + 1):\n"
+        "        rotators[i].rotate()\n        done += 1\n    return done\n"
+    )
+    snippet = "def rotate_all(rotators):\n    done = 0\n    for i in range(len(rotators)):\n    # ... rest unchanged ...\n"
+    assert merged(python, snippet, path="rotate.py") == python.replace(") + 1):", ")):")
