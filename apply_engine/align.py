@@ -1149,6 +1149,8 @@ class Aligner:
                 elided = elided or (
                     below is not None and below.marker and self.dives(item, s_items[sb + 2 :])
                 )
+                # or by a marker right below code it leaves inside brackets (a call's first lines)
+                elided = elided or (below is not None and below.marker and self.unclosed(item))
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
                 # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below,
@@ -1187,6 +1189,11 @@ class Aligner:
                     return None
                 ops += pair
         return ops
+
+    def unclosed(self, item: Item) -> bool:
+        """Whether the item's lines open more brackets than they close (strings on a line aside)."""
+        text = STRING.sub("", "\n".join(self.snippet.lines[item.header : item.end]))
+        return sum(text.count(c) for c in "([{") > sum(text.count(c) for c in ")]}")
 
     def dives(self, item: Item, after: list[Item]) -> bool:
         """Whether the code shown next after the marker below `item` (a block shown without its

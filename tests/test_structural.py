@@ -4809,3 +4809,21 @@ def test_a_loop_header_shown_alone_over_a_marker_edits_the_original_loop() -> No
     )
     snippet = "def rotate_all(rotators):\n    done = 0\n    for i in range(len(rotators)):\n    # ... rest unchanged ...\n"
     assert merged(python, snippet, path="rotate.py") == python.replace(") + 1):", ")):")
+
+
+def test_a_marker_below_a_call_left_open_elides_the_calls_other_lines() -> None:
+    """`grp.add_argument('-C', '--coverdir', metavar='DIR',` and its next line, the `(` not
+    closed, then a marker as deep as the call: the marker elides the call's other lines too.
+    (They were deleted, and only the parse check kept the file from losing them.)"""
+    original = (
+        "def main():\n    grp = parser.add_argument_group('Modifiers')\n"
+        "    grp.add_argument('-C', '--coverdir',\n            help='Directory where the report files go. '\n"
+        "                 'One file per module.')\n    grp.add_argument('-m', '--missing', action='store_true')\n"
+        "    return parser\n"
+    )
+    snippet = (
+        "    # ... other options unchanged ...\n    grp.add_argument('-C', '--coverdir', metavar='DIR',\n"
+        "            help='Directory where the report files go. '\n    # ... other options unchanged ...\n"
+    )
+    expected = original.replace("'--coverdir',\n", "'--coverdir', metavar='DIR',\n")
+    assert merged(original, snippet, path="trace.py") == expected
