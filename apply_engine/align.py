@@ -1112,6 +1112,7 @@ class Aligner:
                 and last_shown in matches
                 and self.stops_in_chain(s_items[last_shown], o_items[matches[last_shown]])
             )
+            or (open_end and self.first_items_as_is(o_items, s_items))
         )
         if open_end and not keeps_tail and self.shows_first_items(o_items, s_items):
             return None
@@ -1211,6 +1212,27 @@ class Aligner:
         item, o_item = shown[0], o_items[0]
         open_block = o_item.closer and not item.closer and item.nested  # the snippet stops inside it
         return open_block and self.same_signature(item, o_item) is True
+
+    def first_items_as_is(self, o_items: list[Item], s_items: list[Item]) -> bool:
+        """A block's first items shown word for word (a docstring under an edited `def`) where the
+        snippet ends inside it, and edits something else: its rest is elided (closing up shows
+        what follows). In a snippet that edits nothing, deleting the rest is all it could say."""
+        n = len(s_items)
+        return (
+            0 < n < len(o_items)
+            and all(
+                self.snippet.text(s) == self.original.text(o) for s, o in zip(s_items, o_items, strict=False)
+            )
+            and self.writes_new_lines()
+        )
+
+    def writes_new_lines(self) -> bool:
+        """Whether the snippet has a line the original has not (a marker aside)."""
+        markers = self.snippet.markers
+        return any(
+            line and k not in markers and not self.original.where(line)
+            for k, line in enumerate(self.snippet.normalized)
+        )
 
     def shows_first_items(self, o_items: list[Item], s_items: list[Item]) -> bool:
         """A block's first items shown, each the original's there by its key (edited or not),

@@ -2732,6 +2732,19 @@ def test_a_block_shown_unchanged_up_to_where_the_snippet_ends_is_ambiguous(after
     assert ambiguous(original, snippet, language="python").reasons[0].code == "elided_or_deleted"
 
 
+@pytest.mark.parametrize("after", ["", "    # ...\n", "# ...\n"])
+def test_a_block_shown_unchanged_below_an_edit_keeps_its_rest(after: str) -> None:
+    """`def formatyear(self, theyear, width=4):` edited, its docstring shown as it stands, then the
+    snippet ends: deleting the body but its docstring is no reading of that; the rest is elided.
+    (It was ambiguous, as it stays where the snippet edits nothing.)"""
+    original = (
+        'class Cal:\n    def day(self, d):\n        return d\n\n    def year(self, y, width=3):\n        """A year."""\n'
+        "        v = []\n        return v\n\n    def month(self, m):\n        return [m]\n"
+    )
+    snippet = f'class Cal:\n    # ... existing code ...\n    def year(self, y, width=4):\n        """A year."""\n{after}'
+    assert merged(original, snippet, language="python") == original.replace("width=3", "width=4")
+
+
 STORE = """class Store:
     def get(self, key):
         value = self.data.get(key)
