@@ -1221,7 +1221,8 @@ class Aligner:
         return (
             0 < n < len(o_items)
             and all(
-                self.snippet.text(s) == self.original.text(o) for s, o in zip(s_items, o_items, strict=False)
+                self.snippet.text(s) == self.original.text(o)
+                for s, o in zip(s_items, o_items[:n], strict=True)
             )
             and self.writes_new_lines()
         )

@@ -458,7 +458,8 @@ def plan_lines(
     units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     # (no whole file ends inside a block the original closes: a snippet cut off there)
-    rewrite = rewrite and not (s_tree and s_tree[-1].nested and not s_tree[-1].closer and o_tree[-1].closer)
+    cut = bool(s_tree and o_tree) and s_tree[-1].nested and not s_tree[-1].closer and o_tree[-1].closer
+    rewrite = rewrite and not cut
     aligner = Aligner(
         original.side,
         Side(edit.lines, markers=frozenset(markers), language=language, strings=s_strings),
