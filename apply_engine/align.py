@@ -1656,10 +1656,29 @@ class Aligner:
             )
             return None
         if middle and kept and not all(runs[1:-1]):
-            self.fail(
-                "unanchored_insertion", "new code between two markers has no anchor to place it", middle[0]
-            )
-            return None
+            named_at = None
+            if len(parts) == 3 and not (wrapping or fragments or new_first or new_last or slot):
+                named_at = self.split_by_names(kept, *markers)
+            if named_at is None:
+                self.fail(
+                    "unanchored_insertion",
+                    "new code between two markers has no anchor to place it",
+                    middle[0],
+                )
+                return None
+            paired = self.pairs(head, parts[0][before:])
+            tail_paired = self.pairs(tail, parts[-1][: len(parts[-1]) - after])
+            if paired is None or tail_paired is None:
+                return None
+            return [
+                *self.inserts(parts[0][:before], reindent),
+                *paired,
+                *(Copy(item.lead, item.end) for item in kept[:named_at]),
+                *self.inserts(middle, reindent),
+                *(Copy(item.lead, item.end) for item in kept[named_at:]),
+                *tail_paired,
+                *self.inserts(parts[-1][len(parts[-1]) - after :], reindent),
+            ]
         # what wraps elided code goes where that code stood; the rest at the gap's ends
         before_kept = [] if runs[0] else new_first
         after_kept = [*([] if kept else middle), *([] if runs[-1] else new_last)]
@@ -1734,6 +1753,25 @@ class Aligner:
             ops += self.inserts(part, reindent)
             at = run.stop
         return ops + [Copy(item.lead, item.end) for item in kept[at:]]
+
+    def split_by_names(self, kept: list[Item], above: Item, below: Item) -> int | None:
+        """Where new code between two markers goes among the elided `kept` items when the markers
+        name them (`// ... register() and updateEmail() ...`, the new method, `// ... search()
+        unchanged ...`): right after the last item the marker above names, which must be right
+        above the first one the marker below names. None when the names do not pin one place."""
+        said_above = naming_words(self.snippet.lines[above.start])
+        said_below = naming_words(self.snippet.lines[below.start])
+        named_above, named_below = [], []
+        for k, item in enumerate(kept):
+            declared = NAME.findall(self.original.key(item)) if not item.marker else []
+            name = declared[-1].lower() if declared else None
+            if name in said_above:
+                named_above.append(k)
+            if name in said_below:
+                named_below.append(k)
+        if not named_above or not named_below or named_above[-1] + 1 != named_below[0]:
+            return None
+        return named_below[0]
 
     def wrapped_runs(self, kept: list[Item], parts: list[list[Item]]) -> list[range] | None:
         """For each part of new code, the run of elided items it rewrites in place (wrapped in a

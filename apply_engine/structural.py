@@ -157,9 +157,59 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if ops:
             return finish(language, analysis, edit, ops, markers)
     ops, reasons = plan_lines(analysis, edit, markers, language, resumed)
-    if ops is None:
-        return MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
-    return finish(language, analysis, edit, ops, markers)
+    result = (
+        MergeResult(merged=None, status="ambiguous", language=language, reasons=reasons)
+        if ops is None
+        else finish(language, analysis, edit, ops, markers)
+    )
+    if result.status == "ok" or (unflat := indented_blocks(edit, analysis)) is None:
+        return result
+    ops, _ = plan_lines(analysis, unflat, markers, language, resumed)
+    retried = ops and finish(language, analysis, unflat, ops, markers)
+    return retried if retried and retried.status == "ok" else result
+
+
+def indented_blocks(edit: Source, analysis: "Analysis") -> Source | None:
+    """The snippet with each flat block body indented one unit: a header that ends in `{` over lines
+    at its own column (a class's methods pasted at column 0 under `public class X {`), when the
+    original has the header with its body deeper. None when the snippet has no such block."""
+    lines, unit, changed = list(edit.lines), analysis.unit or DEFAULT_UNIT, False
+    headers = {
+        line.strip()
+        for k, line in enumerate(analysis.source.lines)
+        if line.rstrip().endswith("{") and body_is_deeper(analysis.columns, k)
+    }
+    k = 0
+    while k < len(lines):
+        if lines[k].rstrip().endswith("{") and lines[k].strip() in headers:
+            closer = matching_closer(lines, k)
+            body = [j for j in range(k + 1, closer or 0) if lines[j].strip()]
+            if (
+                body
+                and column(lines[body[0]]) == column(lines[k])
+                and not lines[body[0]].lstrip().startswith("}")
+            ):
+                for j in body:
+                    lines[j] = unit + lines[j]
+                changed, k = True, closer
+        k += 1
+    return replace(edit, lines=lines) if changed else None
+
+
+def body_is_deeper(columns: list[int], k: int) -> bool:
+    below = next((c for c in islice(columns, k + 1, None) if c >= 0), -1)
+    return below > columns[k] >= 0
+
+
+def matching_closer(lines: list[str], opener: int) -> int | None:
+    """The line whose closing brace closes the `{` that ends line `opener` (strings left out)."""
+    depth = 0
+    for j in range(opener, len(lines)):
+        text = QUOTED.sub("", lines[j])
+        depth += text.count("{") - text.count("}")
+        if depth <= 0:
+            return j if j > opener else None
+    return None
 
 
 def nonblank(lines: list[str]) -> int:
@@ -1334,7 +1384,7 @@ class SpanWriter:
         raw_line = self.edit.raw[start : self.edit.offsets[k + 1]]
         if text == line and raw_line == line + self.source.eol:
             self.add(InsertSpan(start, self.edit.offsets[k + 1]))
-        elif text == line and line:
+        elif text == line and line and raw_line.startswith(line):  # (not a line the merge rewrote)
             self.add(InsertSpan(start, start + len(line)))
             self.add(TextSpan(self.source.eol))
         else:

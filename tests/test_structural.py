@@ -4840,3 +4840,42 @@ def test_a_marker_below_a_call_left_open_elides_the_calls_other_lines() -> None:
     )
     expected = original.replace("'--coverdir',\n", "'--coverdir', metavar='DIR',\n")
     assert merged(original, snippet, path="trace.py") == expected
+
+
+JAVA_SERVICE = (
+    "public class UserService {\n\n    private final Repo repo;\n\n"
+    "    public User register(String email) {\n        return repo.save(new User(email));\n    }\n\n"
+    "    public User updateEmail(long id, String email) {\n        User user = repo.find(id);\n"
+    "        user.setEmail(email);\n        return repo.save(user);\n    }\n\n"
+    "    public List<User> search(String query) {\n        return repo.search(query);\n    }\n}\n"
+)
+DEACTIVATE = (
+    "public void deactivate(long id) {\n    User user = repo.find(id);\n    user.setActive(false);\n"
+    "    repo.save(user);\n}\n"
+)
+
+
+def test_new_code_between_markers_goes_where_the_markers_names_meet() -> None:
+    """A marker naming `register()` and `updateEmail()`, a new method, a marker naming `search()`:
+    the method goes between updateEmail and search. Names that do not meet stay ambiguous."""
+    body = "".join(f"    {line}\n" if line else "\n" for line in DEACTIVATE.splitlines())
+    snippet = (
+        "public class UserService {\n    // ... existing fields, register() and updateEmail() ...\n\n"
+        f"{body}\n    // ... search() unchanged ...\n}}\n"
+    )
+    expected = JAVA_SERVICE.replace("\n\n    public List", f"\n\n{body}\n    public List")
+    assert merged(JAVA_SERVICE, snippet, path="UserService.java") == expected
+    apart = snippet.replace("register() and updateEmail()", "register()")
+    assert ambiguous(JAVA_SERVICE, apart, path="UserService.java").status == "ambiguous"
+
+
+def test_a_class_body_pasted_at_the_class_headers_column_is_read_inside_the_class() -> None:
+    """`public class UserService {` with its members below at column 0, as assistants paste them:
+    the members are read one level inside the class and land at the original's indentation."""
+    snippet = (
+        "public class UserService {\n// ... existing fields, register() and updateEmail() ...\n\n"
+        f"{DEACTIVATE}\n// ... search() unchanged ...\n}}\n"
+    )
+    body = "".join(f"    {line}\n" if line else "\n" for line in DEACTIVATE.splitlines())
+    expected = JAVA_SERVICE.replace("\n\n    public List", f"\n\n{body}\n    public List")
+    assert merged(JAVA_SERVICE, snippet, path="UserService.java") == expected
