@@ -214,6 +214,7 @@ class Side:
     markers: frozenset[int] = frozenset()  # a snippet's marker lines
     language: str = ""  # for the keys of a few languages (see keys.signature_key)
     strings: frozenset[int] = frozenset()  # lines inside multi-line strings
+    headed_by: dict[str, int] = field(default_factory=dict)  # see headed
 
     def string_opener(self, k: int) -> int | None:
         """The line that opens the multi-line string line k stands in; k itself outside one; None
@@ -238,6 +239,14 @@ class Side:
                 places[text].append(k)
             self.places = places
         return self.places.get(line, [])
+
+    def headed(self, key: str) -> int:
+        """How many lines start with `key` as a whole word: the clauses or overloads of a name."""
+        found = self.headed_by.get(key)
+        if found is None:
+            word = re.compile(re.escape(key) + r"(?![\w$])")
+            found = self.headed_by[key] = sum(1 for line in self.normalized if word.match(line))
+        return found
 
     def text(self, item: Item) -> str:
         cached = self.texts.get((item.start, item.end))
@@ -396,6 +405,25 @@ def tests_other_names(line: str, other: str) -> bool:
         return False
     names, other_names = ({*NAME.findall(text)} - CONDITION_WORDS for _, text in (found, other_found))
     return bool(names) and bool(other_names) and not names & other_names
+
+
+def tests_another_name(line: str, other: str) -> bool:
+    """The same condition but on another name, one that adds or drops a word of its own
+    (`Env:_OLD_VIRTUAL_PYTHONPATH` beside `Env:_OLD_VIRTUAL_PATH`; not `usr` mended to `user`)."""
+    found, other_found = condition_of(line), condition_of(other)
+    if found is None or other_found is None:
+        return False
+    names, other_names = (NAME.findall(text) for _, text in (found, other_found))
+    if len(names) != len(other_names) or NAME.sub("_", found[1]) != NAME.sub("_", other_found[1]):
+        return False
+    changed = [(a, b) for a, b in zip(names, other_names, strict=True) if a != b]
+    if len(changed) != 1:
+        return False
+    name, other_name = changed[0]
+    head = shared_head(name, other_name)
+    tail = shared_head(name[head:][::-1], other_name[head:][::-1])
+    middle, other_middle = name[head : len(name) - tail], other_name[head : len(other_name) - tail]
+    return max(letters(middle), letters(other_middle)) >= MIN_DISTINCT_WORD
 
 
 def similarity(a: str, b: str) -> float:
@@ -1114,7 +1142,7 @@ class Aligner:
             )
             or (open_end and self.first_items_as_is(o_items, s_items))
         )
-        if open_end and not keeps_tail and self.shows_first_items(o_items, s_items):
+        if open_end and not keeps_tail and self.shows_first_items(o_items, s_items, matches):
             return None
         for (sa, oa), (sb, ob) in pairwise(bounds):
             edge = None
@@ -1152,6 +1180,14 @@ class Aligner:
                 )
                 # or by a marker right below code it leaves inside brackets (a call's first lines)
                 elided = elided or (below is not None and below.marker and self.unclosed(item))
+                # or, where no closer shows a block's end (Python), by a marker as deep as its header
+                # right below it when it shows an edit (shown word for word, it shows a deletion)
+                elided = elided or (
+                    below is not None
+                    and below.marker
+                    and not (o_items[ob].closer or item.closer)
+                    and not self.starts_as_is(item, o_items[ob])
+                )
                 open_block = o_items[ob].closer and not item.closer and item.nested
                 elided = elided or (open_block and (below is None or below.marker))
                 # a header alone (`void clear(ringbuf_t *rb)`, its `{` on the next line), a marker below,
@@ -1227,6 +1263,12 @@ class Aligner:
             and self.writes_new_lines()
         )
 
+    def starts_as_is(self, s_item: Item, o_item: Item) -> bool:
+        """Whether the lines shown of `s_item` are the first lines of `o_item`, word for word."""
+        shown = [line for line in self.snippet.normalized[s_item.start : s_item.end] if line]
+        first = (line for line in self.original.normalized[o_item.start : o_item.end] if line)
+        return shown == list(islice(first, len(shown)))
+
     def writes_new_lines(self) -> bool:
         """Whether the snippet has a line the original has not (a marker aside)."""
         markers = self.snippet.markers
@@ -1235,16 +1277,18 @@ class Aligner:
             for k, line in enumerate(self.snippet.normalized)
         )
 
-    def shows_first_items(self, o_items: list[Item], s_items: list[Item]) -> bool:
-        """A block's first items shown, each the original's there by its key (edited or not),
-        where the snippet ends inside it: the rest may be elided (left for the marker after it) or
-        deleted; the reason is recorded."""
+    def shows_first_items(self, o_items: list[Item], s_items: list[Item], matches: dict[int, int]) -> bool:
+        """A block's first items shown, each the original's there by its key (edited or not), new
+        code between them or not, where the snippet ends inside it: the rest may be elided (left
+        for the marker after it) or deleted; the reason is recorded."""
         n = len(s_items)
-        if not n or n >= len(o_items):
-            return False
-        if any(
-            self.snippet.key(s) != self.original.key(o) for s, o in zip(s_items, o_items[:n], strict=True)
-        ):
+        keyed = 0 < n < len(o_items) and all(
+            self.snippet.key(s) == self.original.key(o) for s, o in zip(s_items, o_items[:n], strict=True)
+        )
+        # or the original's first items matched in turn, new code among them, the last one shown
+        in_turn = n - 1 in matches and len(matches) < len(o_items)
+        in_turn = in_turn and sorted(matches.values()) == list(range(len(matches)))
+        if not (keyed or in_turn):
             return False
         self.fail(
             "elided_or_deleted",
@@ -2533,6 +2577,17 @@ class Aligner:
                 or self.renamed_key(key, o_key, s_item, o_item)
             ):
                 return None
+            if key == o_key and s_header != o_header and self.original.headed(o_key) > 1:
+                # one of several clauses or overloads of a name (`def handle_call({:put, ...})`), its
+                # header telling it apart: under another header, an edit only if much alike
+                alike = similarity(s_text, o_text)
+                return (
+                    True
+                    if alike >= BLOCK_EDIT_SIMILARITY
+                    else None
+                    if alike >= BLOCK_UNSURE_SIMILARITY
+                    else False
+                )
             return key == o_key
         if s_header.startswith(ONE_PER_FILE) and o_header.startswith(ONE_PER_FILE):
             return True  # a docstring or a shebang where the original has one
@@ -2566,7 +2621,9 @@ class Aligner:
             return None if alike >= LINE_UNSURE_SIMILARITY and NAME.search(s_header) else False
         # `if (req.method === 'PUT')` beside `=== 'GET'`: another branch as much as an edit
         other_value = s_word[0] in CONDITIONS and (
-            tests_another_value(s_header, o_header) or tests_other_names(s_header, o_header)
+            tests_another_value(s_header, o_header)
+            or tests_other_names(s_header, o_header)
+            or tests_another_name(s_header, o_header)
         )
         if alike >= BLOCK_EDIT_SIMILARITY and not self.unlike_elements(s_item, o_item):
             if not other_value:
@@ -2767,7 +2824,13 @@ class Aligner:
             keys[self.original.key(item)].append(item)
         for item in new:
             key = self.snippet.key(item)
-            named = any(another(item, twin) for twin in keys.get(key, []))
+            twins = keys.get(key, [])
+            named = any(another(item, twin) for twin in twins)
+            # (one more clause or overload of a name, unlike each of those there: another)
+            named = named or (
+                self.original.headed(key) > 1
+                and all(self.same_signature(item, twin) is False for twin in twins)
+            )
             if key in keys and key != normalize(self.snippet.lines[item.header]) and not named:
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True

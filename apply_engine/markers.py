@@ -3,7 +3,7 @@
 A pure function of one line and the language's comment syntax. A marker is either
 
   - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
-  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`) whose text is an ellipsis (`[...]`
+  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`, `(* *)`, `{- -}`, `<# #>`) whose text is an ellipsis (`[...]`
     too) or `snip`, or a few words between two ellipses (`... build URL ...`), or contains an
     ellipsis or is short, and names elided code ("existing code", "rest of the file",
     "unchanged", "same as before", "keep existing", "remaining methods", "other functions", ...).
@@ -42,6 +42,8 @@ SHORT_COMMENT_WORDS = 9
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
 BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
+# the block comments of OCaml and F# `(* *)`, Haskell and Elm `{- -}`, PowerShell `<# #>`
+PAIRED_COMMENT = re.compile(r"^(?:\(\*|\{-|<#)(?P<body>.*?)(?:\*\)|-\}|#>)$")
 
 
 INLINE_MARKER = re.compile(
@@ -106,7 +108,7 @@ def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_co
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
     """The text inside a whole-line comment, or None when the line is not only a comment."""
     text = line.strip()
-    for pattern in (BLOCK_COMMENT, HTML_COMMENT, BRACKETED):
+    for pattern in (BLOCK_COMMENT, HTML_COMMENT, BRACKETED, PAIRED_COMMENT):
         if pattern is BLOCK_COMMENT and not block_comments and not text.startswith("{"):
             continue
         found = pattern.match(text)
@@ -159,7 +161,8 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return True
     body = comment_body(text, line_comments, block_comments)
     if body is None:
-        return False
+        # uncommented, as in plain text: `... (steps 1-2 unchanged) ...`
+        return between_ellipses(text) and bool(WEAK_PHRASE.search(text) or PHRASE.search(text))
     if BARE_ELLIPSIS.match(body) or SNIP.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True
     if HAS_ELLIPSIS.search(body):

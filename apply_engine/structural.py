@@ -87,6 +87,9 @@ PHP_OPEN = "<?php"
 STRING_FIRST = re.compile(r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]")
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
+TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
+CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, where its original may stand
+SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`, a function body's `$$;`
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 
@@ -787,6 +790,13 @@ def finish(
             "unanchored_insertion",
             f"{repeated!r}, shown after a marker, would stand twice: as new code and as the original",
         )
+    repeated = written_twice(ops, original.side, edit)
+    if repeated:
+        return ambiguous(
+            language,
+            "moved_or_copied",
+            f"{repeated!r} and the lines below it would stand twice: moved or copied?",
+        )
     twice = declared_twice(merged, source.raw, language)
     if twice:
         return ambiguous(
@@ -913,19 +923,61 @@ def deleted_yet_used(
 def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: set[int]) -> str | None:
     """The first line of new code right after a marker, when the original has it once and the plan
     copies it too: shown to anchor what follows (a list's last entry, a block's tail), yet written
-    as new code beside its original."""
+    as new code beside its original. Or a closer (`end`, `END;`, `$$;`) that the plan copies a
+    few lines below: a closer right after a marker closes what the marker elides."""
     copied = [op for op in ops if isinstance(op, Copy)]
-    for op in ops:
+    for n, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
         first = next((k for k in range(op.start, op.end) if edit.lines[k].strip()), None)
         above = next((k for k in range(op.start - 1, -1, -1) if edit.lines[k].strip()), None)
-        if first is None or above not in markers or letters(edit.lines[first]) < MIN_ANCHOR_LETTERS:
+        if first is None or above not in markers:
             continue
-        at = original.where(normalize(edit.lines[first]))
-        if len(at) == 1 and any(copy.start <= at[0] < copy.end for copy in copied):
-            return edit.lines[first].strip()
+        line = edit.lines[first].strip()
+        if PURE_CLOSER.match(line) or SQL_END.match(line):
+            if normalize(line) in copied_next(ops[n + 1 :], original):
+                return line
+            continue
+        at = original.where(normalize(line))
+        if (
+            letters(line) >= MIN_ANCHOR_LETTERS
+            and len(at) == 1
+            and any(c.start <= at[0] < c.end for c in copied)
+        ):
+            return line
     return None
+
+
+def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
+    """New code that opens with a run of the original's lines, word for word, whose first line
+    the original has once, when the plan copies that line too: the original's code (an `elif`
+    shown to close up the branches above it), not new code to write beside it."""
+    copied = [op for op in ops if isinstance(op, Copy)]
+    for op in ops:
+        if not isinstance(op, Insert):
+            continue
+        shown = [normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip()]
+        if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
+            continue
+        at = original.where(shown[0])
+        if len(at) != 1 or not any(copy.start <= at[0] < copy.end for copy in copied):
+            continue
+        following = (line for line in islice(original.normalized, at[0], None) if line)
+        if list(islice(following, TWICE_RUN)) == shown[:TWICE_RUN]:
+            return edit.lines[op.start].strip() or shown[0]
+    return None
+
+
+def copied_next(ops: list[Op], original: Side) -> list[str]:
+    """The first few lines the plan copies next, up to new code (normalised, blank lines left out)."""
+    found: list[str] = []
+    for op in ops:
+        if isinstance(op, Insert):
+            break
+        found += [line for line in original.normalized[op.start : op.end] if line]
+        if len(found) >= CLOSERS_AHEAD:
+            break
+    return found[:CLOSERS_AHEAD]
 
 
 def declared_twice(merged: str, original: str, language: str) -> str | None:

@@ -4879,3 +4879,123 @@ def test_a_class_body_pasted_at_the_class_headers_column_is_read_inside_the_clas
     body = "".join(f"    {line}\n" if line else "\n" for line in DEACTIVATE.splitlines())
     expected = JAVA_SERVICE.replace("\n\n    public List", f"\n\n{body}\n    public List")
     assert merged(JAVA_SERVICE, snippet, path="UserService.java") == expected
+
+
+def test_a_marker_as_deep_as_an_edited_python_block_keeps_the_blocks_rest() -> None:
+    """`if to_addrs is None:` with its first statement edited, then `# ...` as deep as the `if`:
+    the marker elides the block's other statements too. Shown word for word, the block may show
+    a deletion of its last statement instead: still ambiguous."""
+    original = (
+        "def send(msg, to_addrs=None):\n    if to_addrs is None:\n"
+        "        fields = [msg['To'], msg['Bcc'], msg['Cc']]\n        to_addrs = [a for a in fields if a]\n"
+        "    return deliver(msg, to_addrs)\n"
+    )
+    snippet = (
+        "def send(msg, to_addrs=None):\n    if to_addrs is None:\n"
+        "        fields = [msg['To'], msg['Cc'], msg['Bcc']]\n    # ... existing code ...\n"
+    )
+    expected = original.replace("msg['Bcc'], msg['Cc']", "msg['Cc'], msg['Bcc']")
+    assert merged(original, snippet, path="mail.py") == expected
+    as_is = snippet.replace("msg['Cc'], msg['Bcc']", "msg['Bcc'], msg['Cc']")
+    assert ambiguous(original, as_is, path="mail.py").status == "ambiguous"
+
+
+def test_a_new_clause_of_a_multi_clause_function_is_not_an_edit_of_the_next_one() -> None:
+    """Elixir's `def handle_call({:delete, key}, ...)` shown right after the `:put` clause, then a
+    marker: one more clause, not an edit of the `:stats` clause below (which was deleted)."""
+    original = (
+        "defmodule Store do\n  def handle_call({:put, key, value}, _from, state) do\n"
+        "    {:reply, :ok, Map.put(state, key, value)}\n  end\n\n"
+        "  def handle_call(:stats, _from, state) do\n"
+        "    stats = %{\n      size: map_size(state.entries),\n      hits: state.hits,\n      misses: state.misses\n    }\n\n"
+        "    {:reply, stats, state}\n  end\n\n  def handle_call(request, _from, state) do\n"
+        '    Logger.warning("unexpected call: #{inspect(request)}")\n    {:reply, {:error, :unknown_call}, state}\n  end\nend\n'
+    )
+    clause = "  def handle_call({:delete, key}, _from, state) do\n    {:reply, :ok, Map.delete(state, key)}\n  end\n"
+    snippet = (
+        "defmodule Store do\n  def handle_call({:put, key, value}, _from, state) do\n"
+        "    {:reply, :ok, Map.put(state, key, value)}\n  end\n\n"
+        f"{clause}\n  # ... existing code ...\nend\n"
+    )
+    expected = original.replace("\n\n  def handle_call(:stats", f"\n\n{clause}\n  def handle_call(:stats")
+    assert merged(original, snippet, path="store.ex") == expected
+
+
+def test_block_comment_markers_of_ocaml_haskell_and_powershell() -> None:
+    """`(* ... *)`, `{- ... -}` and `<# ... #>` elide code like any marker; they are never written
+    into the file (an OCaml file merged as plain text kept them)."""
+    original = "let a = 1\n\nlet f x =\n  x + 1\n\nlet b = 2\n"
+    snippet = "(* ... *)\n\nlet f x =\n  x + 2\n\n(* ... *)\n"
+    assert merged(original, snippet, path="m.ml") == original.replace("x + 1", "x + 2")
+    haskell = "module M where\n\na :: Int\na = 1\n\nf :: Int -> Int\nf x = x + 1\n"
+    assert merged(haskell, "{- ... existing code ... -}\n\nf :: Int -> Int\nf x = x + 2\n", path="M.hs") == (
+        haskell.replace("x + 1", "x + 2")
+    )
+
+
+def test_an_uncommented_worded_ellipsis_line_is_a_marker_in_plain_text() -> None:
+    """`... (steps 1-2 unchanged) ...` in a plain-text runbook stands for the steps it names; it
+    was written into the file, the steps deleted."""
+    original = (
+        "TRIAGE\n    1. Check the worker pool.\n    2. Check the failing endpoint.\n"
+        "    3. Check database latency.\n        - If p99 > 200 ms, page the DBA.\n\nRECOVERY\n    1. Drain.\n"
+    )
+    snippet = (
+        "TRIAGE\n    ... (steps 1-2 unchanged) ...\n    3. Check database latency.\n"
+        "        - If p99 > 200 ms, page the DBA.\n        - Else restart the pool.\n\nRECOVERY\n    ...\n"
+    )
+    expected = original.replace("page the DBA.\n", "page the DBA.\n        - Else restart the pool.\n")
+    assert merged(original, snippet, path="runbook.txt") == expected
+
+
+def test_a_block_testing_another_name_beside_a_look_alike_is_new() -> None:
+    """`if (Test-Path Env:_OLD_PYTHONPATH)` shown below the anchor where the original has
+    `if (Test-Path Env:_OLD_PATH)`: a new block beside it (a word added to the name), not an edit
+    of it. (The PATH block was replaced.)"""
+    block = "    if (Test-Path -Path Env:_OLD_{0}) {{\n        Copy-Item -Path Env:_OLD_{0} -Destination Env:{0}\n    }}\n"
+    original = (
+        "function deactivate {\n" + block.format("PYTHONHOME") + "\n" + block.format("PATH") + "\n"
+        "    Remove-Item -Path env:VIRTUAL_ENV\n}\n"
+    )
+    snippet = (
+        "function deactivate {\n" + block.format("PYTHONHOME") + "\n" + block.format("PYTHONPATH") + "\n"
+        "    # ... existing code ...\n}\n"
+    )
+    expected = original.replace(
+        "\n" + block.format("PATH"), "\n" + block.format("PYTHONPATH") + "\n" + block.format("PATH")
+    )
+    assert merged(original, snippet, path="Activate.ps1") == expected
+
+
+def test_a_block_shown_to_an_edited_line_with_new_code_above_it_may_end_there() -> None:
+    """A function shown up to an edited line, a new line above it, then the snippet's end: the
+    rest may be elided or deleted, as when nothing new is shown above (it was deleted)."""
+    original = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n\n\ndef g():\n    pass\n"
+    for snippet in ("def f():\n    a = 1\n    x = 5\n    b = 3\n", "def f():\n    a = 1\n    b = 3\n"):
+        assert ambiguous(original, snippet, path="f.py").reasons[0].code == "elided_or_deleted"
+
+
+def test_a_closer_shown_after_a_marker_is_not_written_above_its_original() -> None:
+    """`$$;` below a marker inside a PL/pgSQL body closes the function whose rest the marker
+    elides; it was written as new code above the original `END;` and `$$;`."""
+    original = (
+        "CREATE FUNCTION touch()\nRETURNS trigger\nLANGUAGE plpgsql\nAS $$\nBEGIN\n    NEW.updated_at := now();\n"
+        "    RETURN NEW;\nEND;\n$$;\n\n"
+        "CREATE FUNCTION reserve_stock(p_sku text, p_quantity integer)\nRETURNS bigint\nLANGUAGE plpgsql\nAS $$\n"
+        "DECLARE\n    v_available integer;\nBEGIN\n    IF p_quantity <= 0 THEN\n"
+        "        RAISE EXCEPTION 'quantity must be positive';\n    END IF;\n\n"
+        "    SELECT on_hand - reserved\n      INTO v_available\n      FROM stock\n     WHERE sku = p_sku;\n"
+        "    RETURN v_available;\nEND;\n$$;\n\n"
+        "CREATE FUNCTION release_order(p_order uuid)\nRETURNS integer\nLANGUAGE plpgsql\nAS $$\nBEGIN\n"
+        "    RETURN 0;\nEND;\n$$;\n"
+    )
+    snippet = (
+        "-- ... existing code ...\n\n"
+        "CREATE FUNCTION reserve_stock(p_sku text, p_quantity integer)\nRETURNS bigint\nLANGUAGE plpgsql\nAS $$\n"
+        "DECLARE\n    v_available integer;\nBEGIN\n    IF p_quantity <= 0 THEN\n"
+        "        RAISE EXCEPTION 'quantity must be positive';\n    END IF;\n\n"
+        "    PERFORM pg_advisory_xact_lock(hashtext(p_sku));\n\n"
+        "    SELECT on_hand - reserved\n    -- ... rest of reserve_stock unchanged ...\n$$;\n\n-- ... existing code ...\n"
+    )
+    result = ambiguous(original, snippet, path="stock.sql")
+    assert result.reasons[0].code == "unanchored_insertion"
