@@ -1161,7 +1161,9 @@ class Aligner:
             s_gap = s_items[sa + 1 : sb]
             if sa >= 0 and self.own_closer(s_items[sa], o_items[oa], s_gap):
                 s_gap = [s_gap[0], *s_gap[2:]]  # the anchor's pair keeps its closer already
-            gap = self.gap(o_items[oa + 1 : ob], s_gap, reindent, edge, spacing, base)
+            # (closed up: shown from the end of one anchor, its last line code, to the next)
+            closed_up = sa >= 0 and sb < len(s_items) and edge is None and not self.ends_open(s_items[sa])
+            gap = self.gap(o_items[oa + 1 : ob], s_gap, reindent, edge, spacing, base, closed_up)
             if gap is None:
                 return None
             ops += gap
@@ -1171,7 +1173,9 @@ class Aligner:
                 # by one below its last line, the original's closer not shown, or by the marker deep
                 # in it that ends what the snippet shows of it (nothing shown after it says deleted)
                 item, below = s_items[sb], s_items[sb + 1] if sb + 1 < len(s_items) else None
-                elided = below is not None and below.marker and self.depth(below) < self.depth(item)
+                elided = (
+                    below is not None and below.marker and self.depth(below) < self.depth(item) and not item.closer
+                )
                 # or by a marker as deep as its header that leads into code deeper than both: the
                 # marker skips from its last line shown down into that code (`metadata:` shown
                 # with `name:` alone, `# ...`, then `env:` deep in the spec)
@@ -1578,10 +1582,12 @@ class Aligner:
         edge: str | None,
         spacing: Op | None = None,
         base: int | None = None,
+        closed_up: bool = False,
     ) -> list[Op] | None:
         """Ops for the snippet items between two anchors and the original items between theirs.
         `spacing`: the next anchor's blank lines in the original;
-        `base`: the depth of the level's anchors, below which code after a marker is a fragment."""
+        `base`: the depth of the level's anchors, below which code after a marker is a fragment;
+        `closed_up`: the anchor above ends in code, not a marker (see `replace`)."""
         removals = [item for item in s_gap if item.removal]
         if removals:
             s_gap = [item for item in s_gap if not item.removal]
@@ -1638,7 +1644,7 @@ class Aligner:
                     *paired,
                     *self.inserts(new[edited + 1 :], reindent),
                 ]
-            return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent))
+            return self.replace(o_gap, parts[0], self.inserts(parts[0], reindent), closed_up)
         if o_gap and parts[-1] and self.ends_elided(parts[-1], o_gap[-1]):
             parts[-1] = []
         if len(parts) == 2 and not parts[0] and edge is None:
@@ -2938,7 +2944,13 @@ class Aligner:
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         return eliding[0] if similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY else None
 
-    def replace(self, o_gap: list[Item], new: list[Item], ops: list[Op]) -> list[Op] | None:
+    def replace(
+        self, o_gap: list[Item], new: list[Item], ops: list[Op], closed_up: bool = False
+    ) -> list[Op] | None:
+        """`ops`, which write `new` where `o_gap` stands, unless that deletes many more lines than it
+        writes with nothing to say it is meant (the reason recorded). `closed_up`: the gap lies
+        between two anchors, the one above ending in code; there a snippet that elides code with
+        markers and writes no new line anywhere means the deletion, for it would say nothing else."""
         deleted = self.original.nonblank(o_gap)
         inserted = self.snippet.nonblank(new)
         if (
@@ -2947,6 +2959,7 @@ class Aligner:
             and not self.drops_its_ties(o_gap)
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
+            and not (closed_up and not new and self.snippet.markers and not self.writes_new_lines())
         ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
@@ -3284,6 +3297,11 @@ class Aligner:
         """A block without a closer whose last line is a marker in a block inside it."""
         chain = last_descendants(item)
         return len(chain) > 2 and chain[-1].marker and not item.closer
+
+    def ends_open(self, item: Item) -> bool:
+        """A block whose last line shown is a marker, at any depth, with no closer to end it."""
+        chain = last_descendants(item)
+        return chain[-1].marker and not any(block.closer for block in chain)
 
     def ends_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker no deeper than its header (TOML's

@@ -4999,3 +4999,36 @@ def test_a_closer_shown_after_a_marker_is_not_written_above_its_original() -> No
     )
     result = ambiguous(original, snippet, path="stock.sql")
     assert result.reasons[0].code == "unanchored_insertion"
+
+
+TEN_HELPERS = "".join(f"def helper_{n}(x):\n    y = x + {n}\n    return y * {n}\n\n\n" for n in range(1, 5))
+
+
+def test_a_deletion_by_closing_up_is_meant_when_the_snippet_writes_nothing_new() -> None:
+    """Two functions shown next to each other where the original has four long ones between: with
+    markers elsewhere and no new line anywhere, the snippet says only that deletion. Left ambiguous
+    where the function above ends in a marker (it may elide what follows) or without markers."""
+    original = f"import os\n\n\ndef first(x):\n    return x\n\n\n{TEN_HELPERS}def last(x):\n    return -x\n"
+    snippet = "# ... existing code ...\n\n\ndef first(x):\n    return x\n\n\ndef last(x):\n    return -x\n"
+    assert merged(original, snippet, path="helpers.py") == original.replace(TEN_HELPERS, "")
+    open_above = snippet.replace("    return x\n", "    # ... existing code ...\n")
+    assert ambiguous(original, open_above, path="helpers.py").reasons[0].code == "unexplained_deletion"
+    no_markers = snippet.replace("# ... existing code ...\n\n\n", "")
+    assert ambiguous(original, no_markers, path="helpers.py").status == "ambiguous"
+
+
+def test_a_block_whose_closer_is_shown_keeps_no_tail_for_a_shallower_marker_below() -> None:
+    """`'connections' => [`, two entries, its `],` shown, then `// ...` less deep: the entry after
+    the last shown one is closed up (deleted or, when long, ambiguous), not kept."""
+    entry = "        '{0}' => [\n            'driver' => '{0}',\n        ],\n\n"
+    original = (
+        "<?php\n\nreturn [\n\n    'connections' => [\n\n"
+        + "".join(entry.format(name) for name in ("sqlite", "pgsql", "sqlsrv"))
+        + "    ],\n\n    'migrations' => 'migrations',\n\n];\n"
+    )
+    snippet = (
+        "<?php\n\n// ...\n\n    'connections' => [\n\n"
+        + "".join(entry.format(name) for name in ("sqlite", "pgsql"))
+        + "    ],\n\n// ...\n"
+    )
+    assert merged(original, snippet, path="database.php") == original.replace(entry.format("sqlsrv"), "")
