@@ -1169,12 +1169,16 @@ class Aligner:
             ops += gap
             if sb < len(s_items):
                 last = not s_items[sb].closer and all(item.marker for item in s_items[sb + 1 :])
-                # its rest is elided by a marker right below it less indented than its header, or
+                # its rest is elided by a marker right below it less indented than its header (its
+                # closer not shown: one shown closes the rest up), or
                 # by one below its last line, the original's closer not shown, or by the marker deep
                 # in it that ends what the snippet shows of it (nothing shown after it says deleted)
                 item, below = s_items[sb], s_items[sb + 1] if sb + 1 < len(s_items) else None
                 elided = (
-                    below is not None and below.marker and self.depth(below) < self.depth(item) and not item.closer
+                    below is not None
+                    and below.marker
+                    and self.depth(below) < self.depth(item)
+                    and not item.closer
                 )
                 # or by a marker as deep as its header that leads into code deeper than both: the
                 # marker skips from its last line shown down into that code (`metadata:` shown

@@ -790,20 +790,10 @@ def finish(
             "unanchored_insertion",
             f"{repeated!r}, shown after a marker, would stand twice: as new code and as the original",
         )
-    repeated = written_twice(ops, original.side, edit)
-    if repeated:
-        return ambiguous(
-            language,
-            "moved_or_copied",
-            f"{repeated!r} and the lines below it would stand twice: moved or copied?",
-        )
-    twice = declared_twice(merged, source.raw, language)
-    if twice:
-        return ambiguous(
-            language,
-            "moved_or_copied",
-            f"id {twice!r} would be declared twice: the element moved, or copied?",
-        )
+    copied, declared = written_twice(ops, original.side, edit), declared_twice(merged, source.raw, language)
+    if copied or declared:
+        twice = f"{copied!r} and the lines below it" if copied else f"id {declared!r}"
+        return ambiguous(language, "moved_or_copied", f"{twice} would stand twice: moved, or copied?")
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
@@ -956,14 +946,15 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
     for op in ops:
         if not isinstance(op, Insert):
             continue
-        shown = [normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip()]
+        lines = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
+        shown = list(islice(lines, TWICE_RUN))
         if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
             continue
         at = original.where(shown[0])
         if len(at) != 1 or not any(copy.start <= at[0] < copy.end for copy in copied):
             continue
         following = (line for line in islice(original.normalized, at[0], None) if line)
-        if list(islice(following, TWICE_RUN)) == shown[:TWICE_RUN]:
+        if list(islice(following, TWICE_RUN)) == shown:
             return edit.lines[op.start].strip() or shown[0]
     return None
 
