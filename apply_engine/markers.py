@@ -3,10 +3,13 @@
 A pure function of one line and the language's comment syntax. A marker is either
 
   - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
-  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`, `(* *)`, `{- -}`, `<# #>`) whose text is an ellipsis (`[...]`
-    too) or `snip`, or a few words between two ellipses (`... build URL ...`), or contains an
-    ellipsis or is short, and names elided code ("existing code", "rest of the file",
-    "unchanged", "same as before", "keep existing", "remaining methods", "other functions", ...).
+  - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`, and in any language `(* *)`,
+    `{- -}`, `<# #>`) whose text is an ellipsis (`[...]` too) or `snip`, or a few words between
+    two ellipses (`... build URL ...`), or contains an ellipsis or is short, and names elided code
+    ("existing code", "rest of the file", "unchanged", "same as before", "keep existing",
+    "remaining methods", "other functions", ...), or
+  - uncommented, as in plain text, a few words between two ellipses that say code is left out
+    (`... (steps 1-2 unchanged) ...`).
 
 Whether a marker-shaped line that the original contains verbatim is content is decided by the
 aligner, which knows the original.

@@ -955,7 +955,7 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
             continue
         following = (line for line in islice(original.normalized, at[0], None) if line)
         if list(islice(following, TWICE_RUN)) == shown:
-            return edit.lines[op.start].strip() or shown[0]
+            return shown[0]
     return None
 
 
