@@ -4931,6 +4931,9 @@ def test_block_comment_markers_of_ocaml_haskell_and_powershell() -> None:
     assert merged(haskell, "{- ... existing code ... -}\n\nf :: Int -> Int\nf x = x + 2\n", path="M.hs") == (
         haskell.replace("x + 1", "x + 2")
     )
+    powershell = "<#\n.SYNOPSIS\nActivates it.\n#>\nfunction Enable {\n    $on = 1\n}\n"
+    snippet = "<# ... help unchanged ... #>\nfunction Enable {\n    $on = 2\n}\n"
+    assert merged(powershell, snippet, path="Activate.ps1") == powershell.replace("$on = 1", "$on = 2")
 
 
 def test_an_uncommented_worded_ellipsis_line_is_a_marker_in_plain_text() -> None:
