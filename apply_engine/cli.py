@@ -30,6 +30,13 @@ app.add_typer(bench_app, name="bench")
 ModelOpt = Annotated[
     str | None, typer.Option("--model", help="smollm2-135m, a HF model directory or a .gguf file.")
 ]
+DraftModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--draft-model",
+        help="Draft model with the same tokenizer, or 'self' / 'self:N': the target's first N layers.",
+    ),
+]
 DeviceOpt = Annotated[str, typer.Option("--device", help="cpu, cuda or auto.")]
 DtypeOpt = Annotated[
     str | None, typer.Option("--dtype", help="float32 (CPU default) or bfloat16 (CUDA default).")
@@ -83,12 +90,7 @@ def apply(
     out: Annotated[Path | None, typer.Option("-o", "--output", help="Write the merged file here.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Overwrite ORIGINAL (atomically).")] = False,
     model: ModelOpt = None,
-    draft_model: Annotated[
-        str | None,
-        typer.Option(
-            help="Draft model with the same tokenizer, or 'self' / 'self:N': the target's first N layers."
-        ),
-    ] = None,
+    draft_model: DraftModelOpt = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
     no_speculation: Annotated[bool, typer.Option("--no-speculation", help="Decode plainly.")] = False,
@@ -151,12 +153,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     model: ModelOpt = None,
-    draft_model: Annotated[
-        str | None,
-        typer.Option(
-            help="Draft model with the same tokenizer, or 'self' / 'self:N': the target's first N layers."
-        ),
-    ] = None,
+    draft_model: DraftModelOpt = None,
     device: DeviceOpt = "auto",
     dtype: DtypeOpt = None,
     api_key_env: Annotated[
