@@ -4,6 +4,7 @@ Nothing here contacts a model hub. A GGUF file is dequantised once (~20 s) into 
 directory under the user cache, keyed by the file's SHA-256; later loads read that (~0.3 s).
 """
 
+import atexit
 import contextlib
 import gc
 import hashlib
@@ -174,4 +175,8 @@ def load_model(spec: str, device: str = "auto", dtype: str | None = None) -> Loa
     # the stand-in loaded), stalling whatever decode it interrupts; frozen, they are skipped.
     gc.collect()
     gc.freeze()
+    # ...and thawed at exit, so that the last collection frees them: objects still frozen then count
+    # as leaked to nanobind (Triton's bindings, imported by transformers), which lists them on stderr
+    atexit.unregister(gc.unfreeze)
+    atexit.register(gc.unfreeze)
     return LoadedModel(name=spec, model=model, tokenizer=tokenizer, device=torch_device, dtype=torch_dtype)

@@ -66,7 +66,15 @@ def test_default_dtype_is_fp32_on_cpu():
     assert resolve_dtype(None, torch.device("cuda")) == torch.bfloat16
 
 
-def test_cli_bad_model_path_exits_2_with_one_line(tmp_path):
+@pytest.mark.parametrize(
+    "models, missing",
+    [
+        (["--model", "/nonexistent/merge-model"], "/nonexistent/merge-model"),
+        # the target loads first: nothing it leaves behind may add to the one line at exit
+        (["--model", "smollm2-135m", "--draft-model", "/nonexistent/draft"], "/nonexistent/draft"),
+    ],
+)
+def test_cli_bad_model_path_exits_2_with_one_line(tmp_path, models, missing):
     original, snippet = tmp_path / "a.py", tmp_path / "b.py"
     original.write_text("x = 1\n")
     snippet.write_text("x = 2\n")
@@ -80,14 +88,13 @@ def test_cli_bad_model_path_exits_2_with_one_line(tmp_path):
             str(snippet),
             "--engine",
             "model",
-            "--model",
-            "/nonexistent/merge-model",
+            *models,
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert proc.returncode == 2
-    assert proc.stderr.strip().count("\n") == 0
-    assert "/nonexistent/merge-model" in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert missing in proc.stderr
     assert "Traceback" not in proc.stderr
