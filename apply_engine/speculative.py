@@ -5,6 +5,7 @@ forward emitted. Invariant: the target's cache holds exactly the prompt and the 
 except the last one (the "pending" token, fed at the next forward), never a rejected draft token.
 """
 
+import inspect
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,11 +40,18 @@ class Drafter(Protocol):
     def propose(self, context: Sequence[int], k: int) -> list[int]: ...
 
 
+def cache_keyword(model: torch.nn.Module) -> str:
+    """The keyword a model's forward takes its KV cache by: `cache` in recent transformers (which warns
+    on stderr about `past_key_values`), `past_key_values` in older ones."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
 class HFTarget:
     """A transformers causal LM with a DynamicCache."""
 
     def __init__(self, model: torch.nn.Module) -> None:
         self.model = model
+        self.cache_keyword = cache_keyword(model)
         self.device = next(model.parameters()).device
         self.reset()
 
@@ -56,7 +64,7 @@ class HFTarget:
     @torch.inference_mode()
     def forward(self, tokens: list[int]) -> torch.Tensor:
         input_ids = torch.tensor([tokens], device=self.device)  # [1, n]
-        out = self.model(input_ids=input_ids, past_key_values=self.cache, use_cache=True)
+        out = self.model(input_ids=input_ids, use_cache=True, **{self.cache_keyword: self.cache})
         self.length += len(tokens)
         return out.logits[0]  # [n, vocab]
 

@@ -8,6 +8,8 @@ and the next forward overwrites them, so cropping the cache is only moving `leng
 
 import torch
 
+from apply_engine.speculative import cache_keyword
+
 BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
@@ -18,6 +20,7 @@ class StaticTarget:
         from transformers import StaticCache
 
         self.model = model
+        self.cache_keyword = cache_keyword(model)
         self.device = next(model.parameters()).device
         self.max_len = max_len
         self.cache = StaticCache(config=model.config, max_cache_len=max_len + BUCKETS[-1])
@@ -39,7 +42,7 @@ class StaticTarget:
     def run(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         # input_ids: [1, n], positions: [n] -> logits [1, n, vocab]
         out = self.model(
-            input_ids=input_ids, past_key_values=self.cache, cache_position=positions, use_cache=True
+            input_ids=input_ids, cache_position=positions, use_cache=True, **{self.cache_keyword: self.cache}
         )
         return out.logits
 
