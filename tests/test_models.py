@@ -67,14 +67,19 @@ def test_default_dtype_is_fp32_on_cpu():
 
 
 @pytest.mark.parametrize(
-    "models, missing",
+    "models, message",
     [
         (["--model", "/nonexistent/merge-model"], "/nonexistent/merge-model"),
         # the target loads first: nothing it leaves behind may add to the one line at exit
         (["--model", "smollm2-135m", "--draft-model", "/nonexistent/draft"], "/nonexistent/draft"),
+        # decoding with a draft, nothing from the libraries on stderr either
+        (
+            ["--model", "smollm2-135m", "--draft-model", "self:1", "--max-new-tokens", "4"],
+            "cut off by the token budget",
+        ),
     ],
 )
-def test_cli_bad_model_path_exits_2_with_one_line(tmp_path, models, missing):
+def test_cli_model_errors_exit_2_with_one_line(tmp_path, models, message):
     original, snippet = tmp_path / "a.py", tmp_path / "b.py"
     original.write_text("x = 1\n")
     snippet.write_text("x = 2\n")
@@ -96,5 +101,5 @@ def test_cli_bad_model_path_exits_2_with_one_line(tmp_path, models, missing):
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0, proc.stderr
-    assert missing in proc.stderr
+    assert message in proc.stderr
     assert "Traceback" not in proc.stderr
