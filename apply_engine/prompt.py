@@ -121,7 +121,8 @@ def extract_answer(fmt: PromptFormat, text: str, truncated: bool) -> str:
     if close is not None and close in text:
         return strip_wrapping(text[: text.index(close)])
     if truncated:
-        raise GenerationError("the model's answer was cut off by the token budget (raise --max-new-tokens)")
+        # (the budget: max_new_tokens where set, else the original's and the snippet's tokens and 64)
+        raise GenerationError("the model's answer was cut off by the token budget before the file ended")
     return strip_wrapping(text)
 
 
