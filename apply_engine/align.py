@@ -1596,6 +1596,7 @@ class Aligner:
         if removals:
             s_gap = [item for item in s_gap if not item.removal]
             return self.remove(o_gap, s_gap, removals, reindent, edge, base)
+        s_gap = self.joined_prefix(s_gap, o_gap)
         split = self.fragments(s_gap, o_gap, base, edge)  # before hoisting: a fragment keeps its markers
         if split is None:
             return None
@@ -1927,8 +1928,14 @@ class Aligner:
             run.insert(0, item)
             if item.lead < item.start:
                 break
-        glued = self.original.normalized[o_gap[-1].end] and self.snippet.normalized[new[-1].end]
-        if not run or not glued:
+        if not run:
+            return None
+        o_below, s_below = self.original.normalized[o_gap[-1].end], self.snippet.normalized[new[-1].end]
+        glued = bool(o_below and s_below)
+        # or both doc blocks set apart by blank lines (`/** ... */`, a blank line, `function f() {`)
+        firsts = (self.original.lines[run[0].start], self.snippet.lines[new[0].start])
+        spaced = not (o_below or s_below) and len(run) == len(new) == 1
+        if not (glued or (spaced and all(line.lstrip().startswith("/**") for line in firsts))):
             return None
         head = [Copy(item.lead, item.end) for item in o_gap[: len(o_gap) - len(run)]]
         return [*head, Copy(run[0].lead, run[0].start), *self.inserts(new, reindent)]
@@ -2192,7 +2199,8 @@ class Aligner:
             after = siblings[siblings.index(chain[k]) + 1 :]
             # the last run leaves the rest of its block open, unless it shows the block's closer
             still_open = code is runs[-1][0] and open_end and not runs[-1][1]
-            beside = self.beside(chain[k], after, code, self.mapping(code[0], chain[k]), still_open)
+            marker = above[-1] if above[-1].marker else None
+            beside = self.beside(chain[k], after, code, self.mapping(code[0], chain[k]), still_open, marker)
             if beside is None:
                 return None
             ops += beside
@@ -2209,12 +2217,19 @@ class Aligner:
         return block, [Copy(start, chain[-1].lead), *ops]
 
     def beside(
-        self, block: Item, after: list[Item], code: list[Item], reindent: Reindent, open_end: bool
+        self,
+        block: Item,
+        after: list[Item],
+        code: list[Item],
+        reindent: Reindent,
+        open_end: bool,
+        marker: Item | None = None,
     ) -> list[Op] | None:
         """Ops for code shown right below the last line of `block`, over the siblings `after` it.
         New code with nothing but markers below it goes right after the block, and what follows
         stays (unless the code may be an edit of what follows); other code is aligned with the
-        siblings after the block."""
+        siblings after the block. `marker`: the last line shown in the block, which stands for what
+        follows it up to that code too (`-- ... remaining rows and ON CONFLICT clause ...`)."""
         new = list(takewhile(lambda item: not item.marker, code))
         alone = all(item.marker for item in code[len(new) :]) and not any(has_marker(item) for item in new)
         if alone and not after:
@@ -2229,7 +2244,8 @@ class Aligner:
             return [*self.inserts(new, reindent), Copy(block.end, after[-1].end)]
         if not after:
             return None
-        return self.level(after, code, reindent, top=False, open_end=open_end, tail_elided=open_end)
+        shown = code if marker is None else [marker, *code]
+        return self.level(after, shown, reindent, top=False, open_end=open_end, tail_elided=open_end)
 
     def edits_next(self, s_item: Item, o_item: Item) -> bool:
         """New code with no name of its own (no declaration, no key) much like the original item
@@ -2772,6 +2788,24 @@ class Aligner:
         places = [k for k in self.original.where(line) if lo <= k < hi]
         return places[0] + after if len(places) == 1 else None
 
+    def joined_prefix(self, s_gap: list[Item], o_gap: list[Item]) -> list[Item]:
+        """Comment lines shown above a marker (`// leave the existing value`, `// unchanged.`,
+        `// ... existing code ...`): where they are the first lines of the comment above the
+        original's first item of the gap, one item, as that comment is (each line is an item of its
+        own where no code follows)."""
+        if not o_gap or not o_gap[0].prefix:
+            return s_gap
+        run: list[Item] = []
+        for k, item in enumerate(s_gap):
+            if item.marker and len(run) > 1:
+                joined = run[-1].under(run[0].lead, run[0].start)
+                if self.shows_only_prefix(joined, o_gap[0]):
+                    return [*s_gap[: k - len(run)], joined, *s_gap[k:]]
+            adjacent = not run or item.lead == item.start == run[-1].end
+            comment = not item.marker and not item.nested and self.snippet.is_comment(item)
+            run = [*run, item] if comment and adjacent else [item] if comment else []
+        return s_gap
+
     def shows_only_prefix(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows just the comment or the decorators above an original item, or their
         first lines (a marker elides the rest)."""
@@ -3066,6 +3100,13 @@ class Aligner:
             return [*head, *self.same(o_item, s_item, reindent)]
         if self.shows_only_prefix(s_item, o_item):
             return [*head, Copy(o_item.start, o_item.end)]
+        below_comment = o_item.under(o_item.header, o_item.header)
+        if not s_item.prefix and self.original.text(below_comment) == self.snippet.text(s_item):
+            # shown as it stands but for the comment above it: that stays (see below), unless the
+            # snippet closes up around it
+            if (not self.rewrite or head_elided) and not self.prefix_closed_up(o_item, s_item):
+                head.append(Copy(o_item.start, o_item.header))
+            return [*head, *self.same(below_comment, s_item, reindent)]
         if not shown_spacing and self.part_of_prefix_changed(s_item, o_item):
             return None
         if s_item.prefix and not (not shown_spacing and self.shows_prefix_tail(s_item, o_item)):
@@ -3246,6 +3287,25 @@ class Aligner:
             return False
         key = self.snippet.key(shown)
         return any(self.original.key(item) == key for item in o_close.children)
+
+    def prefix_closed_up(self, o_item: Item, s_item: Item) -> bool:
+        """The comment above an original item deleted by closing up: the snippet shows the line
+        above that comment right above the item, and elides code with markers while writing no new
+        line anywhere, for it would say nothing else (see `replace`)."""
+        o_above = self.nonblank_above(self.original, o_item.start)
+        s_above = self.nonblank_above(self.snippet, s_item.start)
+        return (
+            o_above is not None
+            and s_above is not None
+            and s_above not in self.snippet.markers
+            and self.snippet.normalized[s_above] == self.original.normalized[o_above]
+            and bool(self.snippet.markers)
+            and not self.writes_new_lines()
+        )
+
+    @staticmethod
+    def nonblank_above(side: Side, k: int) -> int | None:
+        return next((j for j in range(k - 1, -1, -1) if side.normalized[j]), None)
 
     def same(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """An item shown as it stands but for spacing: the original's lines, except those whose inner

@@ -42,6 +42,15 @@ NAMING_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")
 LEADING_PHRASE = re.compile(r"^(existing|remaining|previous) \w+", re.I)  # "existing JSX", "remaining props"
 WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc|snip)\b", re.I)
 SHORT_COMMENT_WORDS = 9
+# a longer comment is a marker when it is one sentence saying the rest stays as it is: `The rest of
+# addLine() and the remaining methods stay exactly as they are.`
+SENTENCE = re.compile(
+    r"^(?:the )?(?:(?:rest|remainder) of|remaining|everything (?:else|above|below))\b.*\b(?:unchanged|untouched"
+    r"|(?:stays?|remains?|is|are)(?: exactly| kept)? (?:the same|as (?:it is|they are|is|before|it was|they were)))"
+    r"\.?$",
+    re.IGNORECASE,
+)
+SENTENCE_WORDS = 16
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
 BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
@@ -172,8 +181,10 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return bool(
             WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body) or between_ellipses(body)
         )
-    short = len(body.split()) <= SHORT_COMMENT_WORDS
-    return short and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
+    words = len(body.split())
+    if words <= SENTENCE_WORDS and SENTENCE.match(body):
+        return True
+    return words <= SHORT_COMMENT_WORDS and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
 
 
 PATH = re.compile(  # `app/models.py`, `File: app.ts`, `utils/text.py — drop legacy_clean`

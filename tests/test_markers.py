@@ -64,6 +64,8 @@ MARKERS = [
     ("c", "/* snip */"),
     ("python", "# <snip>"),
     ("go", "// etc."),
+    ("php", "        // The rest of addLine() and the remaining methods stay exactly as they are."),
+    ("typescript", "// Everything below this point stays the same"),
 ]
 
 NOT_MARKERS = [
@@ -85,6 +87,8 @@ NOT_MARKERS = [
     ("python", "# Types"),
     ("python", "# snippet"),
     ("javascript", "// etc. are handled below"),
+    ("php", "// Append to the existing lines; line numbers are never reused, even"),
+    ("c", "/* the rest of the buffer is left unchanged after the copy completes */"),
 ]
 
 
