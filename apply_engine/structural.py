@@ -1367,6 +1367,9 @@ def parse_errors(text: str, language: str) -> bool:
     return has_parse_errors(text, language)
 
 
+NEARBY_LINES = 200  # how far below the last original line written a written line is looked for
+
+
 class SpanWriter:
     """Turns a line plan into spans over the raw inputs, in the original's line-ending style."""
 
@@ -1375,6 +1378,7 @@ class SpanWriter:
         self.edit = edit
         self.spans: list[Span] = [CopySpan(0, 1)] if source.bom else []
         self.open_line = False  # the last span ends inside a line (no line ending yet)
+        self.next_line = 0  # the original line after the last one copied: where a written line may be
 
     def write(self, ops: list[Op]) -> list[Span]:
         for op in ops:
@@ -1411,6 +1415,7 @@ class SpanWriter:
         offsets = self.source.offsets
         self.add(CopySpan(offsets[start], offsets[end]))
         self.open_line = end == len(self.source.lines) and not self.source.final_newline
+        self.next_line = end
 
     def copy_indented(self, op: Copy) -> None:
         for k in range(op.start, op.end):
@@ -1420,9 +1425,15 @@ class SpanWriter:
             self.open_line = True  # its line ending comes with what follows
 
     def insert(self, k: int, reindent: Reindent) -> None:
-        self.close_line()
         line = self.edit.lines[k]
         text = reindent.apply(line)
+        kept = self.nearby(text)
+        if kept is not None and self.source.lines[kept] != text:
+            # the original's bytes, its trailing spaces as they were (not a copy: the plan goes on below)
+            self.close_line()
+            self.add(TextSpan(self.source.lines[kept] + self.source.eol))
+            return
+        self.close_line()
         start = self.edit.offsets[k]
         raw_line = self.edit.raw[start : self.edit.offsets[k + 1]]
         if text == line and raw_line == line + self.source.eol:
@@ -1432,6 +1443,19 @@ class SpanWriter:
             self.add(TextSpan(self.source.eol))
         else:
             self.add(TextSpan(text + self.source.eol))
+
+    def nearby(self, text: str) -> int | None:
+        """The first original line a little below the last one copied that reads `text` but for
+        trailing whitespace, which chat clients trim from code or add to it. A blank line takes the
+        original's next line if that is blank."""
+        lines = self.source.lines
+        if not text.strip():  # a blank line: the original's next one, if blank (then the one after)
+            blank = self.next_line < len(lines) and not lines[self.next_line].strip()
+            self.next_line += blank
+            return self.next_line - 1 if blank else None
+        text = text.rstrip()
+        end = min(self.next_line + NEARBY_LINES, len(lines))
+        return next((j for j in range(self.next_line, end) if lines[j].rstrip() == text), None)
 
     def end_file(self) -> None:
         """The merged file ends with a line ending exactly when the original does (when the

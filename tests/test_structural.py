@@ -184,6 +184,17 @@ def test_crlf_bom_and_a_missing_final_newline_are_kept() -> None:
     assert merged(original, snippet, language="python") == original.replace("return 2", "return 3")
 
 
+def test_lines_shown_but_for_trailing_whitespace_keep_the_originals_bytes() -> None:
+    # chat clients trim trailing spaces, or add some; a whitespace-only line reads as a blank one
+    original = "def tax(self):  \n    rate = rate_for(self.country)\n    return rate\n    \ndef build(self):\n    pass\n"
+    snippet = "def tax(self):\n    rate = rate_for(self.country)   \n    log(rate)\n    return rate\n\ndef build(self):\n"
+    expected = original.replace("    return rate\n", "    log(rate)\n    return rate\n")
+    assert merged(original, snippet, language="python") == expected
+    # a new line keeps what the snippet writes
+    snippet = snippet.replace("    log(rate)\n", "    log(rate)  \n")
+    assert merged(original, snippet, language="python") == expected.replace("log(rate)", "log(rate)  ")
+
+
 def test_a_marker_shaped_comment_the_original_has_is_content() -> None:
     original = SHAPES.replace("    return math.pi * r * r\n", "    # ...\n    return math.pi * r * r\n")
     snippet = "def circle_area(r):\n    # ...\n    return 2 * r\n"
