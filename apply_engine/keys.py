@@ -84,6 +84,9 @@ MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(
 EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQUATION and LET_BINDING
 # a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
 # `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
+# a method defined with a space before its parameters (JavaScript Standard's `mute (c) {`): its name
+SPACED_METHOD = re.compile(r"^((?:(?:static|async|get|set)\s+)*[A-Za-z_$][\w$]*) \([^()]*\)\s*\{$")
+SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
 EQUATION_KEYWORDS = frozenset({
     "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",
@@ -223,6 +226,10 @@ def signature_key(line: str, language: str = "") -> str:
                 return member  # C#'s `public int Total(Order o) =>`: a method, known by its name
             typed = TYPE_PATTERN.match(pattern)  # C#'s `ConcurrencyException c =>`: by its type
             return typed.group(1) if typed else pattern  # else whole: `Some(0) =>` is no `Some(n) =>`
+    if text.endswith("{") and language in SPACED_METHOD_LANGUAGES:
+        found = SPACED_METHOD.match(text)
+        if found and found.group(1).split()[-1] not in CONTROL:
+            return found.group(1)
     return call_key(text) or text
 
 

@@ -5046,3 +5046,23 @@ def test_a_block_whose_closer_is_shown_keeps_no_tail_for_a_shallower_marker_belo
         + "    ],\n\n// ...\n"
     )
     assert merged(original, snippet, path="database.php") == original.replace(entry.format("sqlsrv"), "")
+
+
+def test_a_javascript_standard_method_with_new_parameters_is_an_edit_of_it() -> None:
+    # `mute (replace) {` where `mute () {` stands: the same method, by its name (not a new one)
+    original = (
+        "class MuteStream {\n  get rows () {\n    return 1\n  }\n\n  mute () {\n    this.muted = true\n  }\n\n"
+        "  unmute () {\n    this.muted = false\n  }\n}\n"
+    )
+    snippet = (
+        "class MuteStream {\n  // ... existing code ...\n\n  mute (replace) {\n    this.muted = true\n"
+        "    this.replace = replace\n  }\n\n  unmute () {\n    this.muted = false\n  }\n}\n"
+    )
+    expected = original.replace(
+        "  mute () {\n    this.muted = true\n",
+        "  mute (replace) {\n    this.muted = true\n    this.replace = replace\n",
+    )
+    assert merged(original, snippet, language="javascript") == expected
+    assert signature_key("static async load (id) {", "typescript") == "static async load"
+    assert signature_key("} else if (x) {", "javascript") == "} else if (x) {"
+    assert signature_key("catch (err) {", "javascript") == "catch (err) {"
