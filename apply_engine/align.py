@@ -1120,6 +1120,8 @@ class Aligner:
                 return placed
         # nothing anchored, a tail elided from outside: the item shown may edit the block's head
         edits_head = not anchors and tail_elided and self.edits_open_head(s_items, o_items)
+        if not anchors and tail_elided and not edits_head and self.edits_first_line(s_items, o_items):
+            return None
         ops: list[Op] = []
         bounds = [(-1, -1), *anchors, (len(s_items), len(o_items))]
         # a whole-file rewrite that starts where the file starts drops what it leaves out at the end
@@ -1248,14 +1250,30 @@ class Aligner:
 
     def edits_open_head(self, s_items: list[Item], o_items: list[Item]) -> bool:
         """The one item shown, nothing anchored, an edit of the original's first block, left open
-        (`if (!line || ...) {` with its test changed, no `}` shown): an original line, edited, so
-        a tail elided from outside stays after it."""
+        (`if (!line || ...) {` with its test changed, no `}` shown), or of its first line
+        (`log.Println(...)` made `p.logger().Println(...)`): an original line, edited, so a tail
+        elided from outside stays after it."""
         shown = [item for item in s_items if not item.marker]
         if len(shown) != 1 or not o_items:
             return False
         item, o_item = shown[0], o_items[0]
         open_block = o_item.closer and not item.closer and item.nested  # the snippet stops inside it
         return open_block and self.same_signature(item, o_item) is True
+
+    def edits_first_line(self, s_items: list[Item], o_items: list[Item]) -> bool:
+        """The one line shown, nothing anchored, much like the block's first line, a tail elided
+        from outside (`p.logger().Println(...)` where `log.Println(...)` and `p.ul.Close()` stand):
+        an edit of that line, the rest elided, or new code for the whole block? (reason recorded)"""
+        shown = [item for item in s_items if not item.marker]
+        if len(shown) != 1 or shown[0].nested or len(o_items) < 2 or o_items[0].nested:
+            return False
+        alike = similarity(self.snippet.text(shown[0]), self.original.text(o_items[0]))
+        if alike < BLOCK_EDIT_SIMILARITY:
+            return False
+        self.fail(
+            "elided_or_deleted", "an edit of the block's first line: is its rest elided or deleted?", shown[0]
+        )
+        return True
 
     def first_items_as_is(self, o_items: list[Item], s_items: list[Item]) -> bool:
         """A block's first items shown word for word (a docstring under an edited `def`) where the

@@ -5066,3 +5066,17 @@ def test_a_javascript_standard_method_with_new_parameters_is_an_edit_of_it() -> 
     assert signature_key("static async load (id) {", "typescript") == "static async load"
     assert signature_key("} else if (x) {", "javascript") == "} else if (x) {"
     assert signature_key("catch (err) {", "javascript") == "catch (err) {"
+
+
+def test_an_edited_first_line_of_a_block_left_open_does_not_drop_the_rest() -> None:
+    # the marker may elide `p.ul.Close()` or the edit may replace the block's body: never deleted unasked
+    original = (
+        "package p\n\nfunc (p *Proxy) closeOnIdle() {\n\tfor {\n\t\tif idle() {\n"
+        '\t\t\tlog.Println("graceful shutdown from idle timeout")\n\t\t\tp.ul.Close()\n\t\t}\n\t}\n}\n'
+    )
+    snippet = (
+        "// ... existing code ...\n\t\tif idle() {\n"
+        '\t\t\tp.logger().Println("graceful shutdown from idle timeout")\n// ... existing code ...\n'
+    )
+    result = ambiguous(original, snippet, language="go")
+    assert result.reasons[0].code == "elided_or_deleted"
