@@ -1345,6 +1345,9 @@ class Aligner:
         reasons = len(self.reasons)
         placed = self.gap(o_items, s_items, reindent, None, None, base)
         del self.reasons[reasons:]
+        first = next((op for op in placed or [] if op.end > op.start), None)
+        if isinstance(first, Insert):
+            return None  # deeper code above the block's first line (a method above `using System;`)
         return placed
 
     def new_above_comment(self, s_items: list[Item], o_items: list[Item]) -> bool:

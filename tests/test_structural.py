@@ -5080,3 +5080,22 @@ def test_an_edited_first_line_of_a_block_left_open_does_not_drop_the_rest() -> N
     )
     result = ambiguous(original, snippet, language="go")
     assert result.reasons[0].code == "elided_or_deleted"
+
+
+def test_a_python_line_dedented_to_no_block_is_ambiguous() -> None:
+    # 10 spaces: inside the `if` (12) or after it in the loop (8)? Python would not even parse it
+    original = (
+        "def sync(accounts):\n    for account in accounts:\n        if account.stale:\n"
+        "            refresh(account)\n            count += 1\n        save(account)\n"
+    )
+    snippet = "        if account.stale:\n            refresh(account)\n            count += 1\n          audit(account)\n        # ...\n"
+    assert ambiguous(original, snippet, language="python").reasons[0].code == "new_parse_errors"
+
+
+def test_a_lone_member_and_a_marker_do_not_go_above_the_file() -> None:
+    original = (
+        "using System;\n\nnamespace App\n{\n    public class EmailSender\n    {\n        public void Send() { }\n"
+        "    }\n\n    public class SmsSender\n    {\n        public void Send() { }\n    }\n}\n"
+    )
+    snippet = "        private static string Mask(string value)\n        {\n            return value;\n        }\n\n        // [rest of class unchanged]\n"
+    ambiguous(original, snippet, language="csharp")
