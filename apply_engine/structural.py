@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import accumulate, islice, pairwise, takewhile
 from operator import add
 
@@ -124,6 +124,14 @@ class Source:
     @property
     def text(self) -> str:
         return "\n".join(self.lines) + ("\n" if self.final_newline else "")
+
+    @cached_property
+    def trimmed(self) -> dict[str, list[int]]:
+        """Where each line stands, by its text less trailing whitespace (built on first use)."""
+        places: dict[str, list[int]] = {}
+        for k, line in enumerate(self.lines):
+            places.setdefault(line.rstrip(), []).append(k)
+        return places
 
 
 def ambiguous(language: str, code: str, message: str) -> MergeResult:
@@ -1484,9 +1492,9 @@ class SpanWriter:
             blank = self.next_line < len(lines) and not lines[self.next_line].strip()
             self.next_line += blank
             return self.next_line - 1 if blank else None
-        text = text.rstrip()
-        end = min(self.next_line + NEARBY_LINES, len(lines))
-        return next((j for j in range(self.next_line, end) if lines[j].rstrip() == text), None)
+        places = self.source.trimmed.get(text.rstrip(), [])
+        k = bisect_left(places, self.next_line)
+        return places[k] if k < len(places) and places[k] < self.next_line + NEARBY_LINES else None
 
     def end_file(self) -> None:
         """The merged file ends with a line ending exactly when the original does (when the
