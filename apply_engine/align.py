@@ -1250,9 +1250,8 @@ class Aligner:
 
     def edits_open_head(self, s_items: list[Item], o_items: list[Item]) -> bool:
         """The one item shown, nothing anchored, an edit of the original's first block, left open
-        (`if (!line || ...) {` with its test changed, no `}` shown), or of its first line
-        (`log.Println(...)` made `p.logger().Println(...)`): an original line, edited, so a tail
-        elided from outside stays after it."""
+        (`if (!line || ...) {` with its test changed, no `}` shown): an original line, edited, so
+        a tail elided from outside stays after it."""
         shown = [item for item in s_items if not item.marker]
         if len(shown) != 1 or not o_items:
             return False
