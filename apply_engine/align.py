@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
+from functools import cached_property
 from itertools import islice, pairwise, takewhile
 
 from apply_engine.indent import Reindent, leading, levels
@@ -1285,7 +1286,7 @@ class Aligner:
                 self.snippet.text(s) == self.original.text(o)
                 for s, o in zip(s_items, o_items[:n], strict=True)
             )
-            and self.writes_new_lines()
+            and self.writes_new_lines
         )
 
     def starts_as_is(self, s_item: Item, o_item: Item) -> bool:
@@ -1294,6 +1295,7 @@ class Aligner:
         first = (line for line in self.original.normalized[o_item.start : o_item.end] if line)
         return shown == list(islice(first, len(shown)))
 
+    @cached_property
     def writes_new_lines(self) -> bool:
         """Whether the snippet has a line the original has not (a marker aside)."""
         markers = self.snippet.markers
@@ -1301,6 +1303,12 @@ class Aligner:
             line and k not in markers and not self.original.where(line)
             for k, line in enumerate(self.snippet.normalized)
         )
+
+    @property
+    def only_elides(self) -> bool:
+        """The snippet elides code with markers and writes no new line anywhere: a deletion it
+        shows by closing up around it is all it could mean."""
+        return bool(self.snippet.markers) and not self.writes_new_lines
 
     def shows_first_items(self, o_items: list[Item], s_items: list[Item], matches: dict[int, int]) -> bool:
         """A block's first items shown, each the original's there by its key (edited or not), new
@@ -3007,8 +3015,8 @@ class Aligner:
     ) -> list[Op] | None:
         """`ops`, which write `new` where `o_gap` stands, unless that deletes many more lines than it
         writes with nothing to say it is meant (the reason recorded). `closed_up`: the gap lies
-        between two anchors, the one above ending in code; there a snippet that elides code with
-        markers and writes no new line anywhere means the deletion, for it would say nothing else."""
+        between two anchors, the one above ending in code; there a snippet that only elides (see
+        `only_elides`) means the deletion."""
         deleted = self.original.nonblank(o_gap)
         inserted = self.snippet.nonblank(new)
         if (
@@ -3017,7 +3025,7 @@ class Aligner:
             and not self.drops_its_ties(o_gap)
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
-            and not (closed_up and not new and self.snippet.markers and not self.writes_new_lines())
+            and not (closed_up and not new and self.only_elides)
         ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
@@ -3310,8 +3318,7 @@ class Aligner:
 
     def prefix_closed_up(self, o_item: Item, s_item: Item) -> bool:
         """The comment above an original item deleted by closing up: the snippet shows the line
-        above that comment right above the item, and elides code with markers while writing no new
-        line anywhere, for it would say nothing else (see `replace`)."""
+        above that comment right above the item, and only elides (see `only_elides`)."""
         o_above = self.nonblank_above(self.original, o_item.start)
         s_above = self.nonblank_above(self.snippet, s_item.start)
         return (
@@ -3319,8 +3326,7 @@ class Aligner:
             and s_above is not None
             and s_above not in self.snippet.markers
             and self.snippet.normalized[s_above] == self.original.normalized[o_above]
-            and bool(self.snippet.markers)
-            and not self.writes_new_lines()
+            and self.only_elides
         )
 
     @staticmethod

@@ -82,11 +82,11 @@ EQUATION = re.compile(r"^(([a-z_][\w']*)(?:\s+[^=:|]*?)?)\s*(::?|=(?!=)|\|)")
 LET_BINDING = re.compile(r"^(?:let|and)(?:\s+(?:rec|inline|private|internal|public|mutable))*\s+([\w']+)")
 MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(?:[\w']+\.)?([\w']+)")
 EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQUATION and LET_BINDING
-# a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
-# `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
 # a method defined with a space before its parameters (JavaScript Standard's `mute (c) {`): its name
 SPACED_METHOD = re.compile(r"^((?:(?:static|async|get|set)\s+)*[A-Za-z_$][\w$]*) \([^()]*\)\s*\{$")
 SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
+# a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
+# `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
 CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
 EQUATION_KEYWORDS = frozenset({
     "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",

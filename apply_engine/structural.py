@@ -836,12 +836,12 @@ def dedents_to_no_block(ops: list[Op], edit: Source, unit: str | None, merged: s
 
 
 def indentation_error(text: str) -> bool:
+    """Whether Python's parser rejects `text` for its indentation (other errors, another version's
+    syntax or a NUL byte, are for tree-sitter to judge)."""
     try:
         compile(text, "<merged>", "exec", ast.PyCF_ONLY_AST)
-    except IndentationError:
-        return True
-    except (SyntaxError, ValueError):  # (another version's syntax, a NUL byte: for tree-sitter to judge)
-        return False
+    except (SyntaxError, ValueError) as error:
+        return isinstance(error, IndentationError)
     return False
 
 
@@ -967,14 +967,15 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
             if normalize(line) in copied_next(ops[n + 1 :], original):
                 return line
             continue
-        at = original.where(normalize(line))
-        if (
-            letters(line) >= MIN_ANCHOR_LETTERS
-            and len(at) == 1
-            and any(c.start <= at[0] < c.end for c in copied)
-        ):
+        if letters(line) >= MIN_ANCHOR_LETTERS and copied_once(normalize(line), original, copied) is not None:
             return line
     return None
+
+
+def copied_once(line: str, original: Side, copied: list[Copy]) -> int | None:
+    """Where the original has the normalised `line`, if it has it once and the plan copies it."""
+    at = original.where(line)
+    return at[0] if len(at) == 1 and any(copy.start <= at[0] < copy.end for copy in copied) else None
 
 
 def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
@@ -989,10 +990,10 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
         shown = list(islice(lines, TWICE_RUN))
         if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
             continue
-        at = original.where(shown[0])
-        if len(at) != 1 or not any(copy.start <= at[0] < copy.end for copy in copied):
+        at = copied_once(shown[0], original, copied)
+        if at is None:
             continue
-        following = (line for line in islice(original.normalized, at[0], None) if line)
+        following = (line for line in islice(original.normalized, at, None) if line)
         if list(islice(following, TWICE_RUN)) == shown:
             return shown[0]
     return None
