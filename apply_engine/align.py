@@ -143,6 +143,7 @@ LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operand
 PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[(]|$)"
 BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
+CONTINUED = re.compile(r"\s*(;|,|&&|\|\||\+|\band|\bor|\\)$")  # what ends a line the next one continues
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
 SIGNATURE_OPEN = re.compile(r"\((\s*[{\[])?$")  # `def place(`, `function List({` (destructured)
@@ -434,6 +435,29 @@ def similarity(a: str, b: str) -> float:
 def edited_line(line: str, new: str) -> bool:
     """`new` much like `line`, or `line` extended (`<p>Updated.</p>` by `<p>Updated. <a>...</a></p>`)."""
     return similarity(line, new) >= LINE_UNSURE_SIMILARITY or shared_head(line, new) >= 0.75 * len(line)
+
+
+def repunctuated(line: str, original: str) -> bool:
+    """The same line but for what ends it: `.managerId(id)` for `.managerId(id);`, `a == b &&` for
+    `a == b`. Its end moved to a line added below (or from one taken away)."""
+    return line != original and CONTINUED.sub("", line) == CONTINUED.sub("", original)
+
+
+def argument_added(line: str, original: str) -> bool:
+    """`line` is `original` with one argument more in a call: `get(url, token);` for `get(url);`,
+    `run(ctx, job)` for `run(job)`; not text added inside a string (`SET paid = 1, at = now()`)."""
+    head = shared_head(line, original)
+    tail = min(shared_head(line[::-1], original[::-1]), len(original) - head)
+    added = line[head : len(line) - tail].strip()
+    unclosed = STRING.sub("", original[:head])  # a quote left in it opens the string the change is in
+    return (
+        len(line) > len(original)
+        and "(" in original[: head + 1]
+        and not any(quote in unclosed for quote in "\"'`")
+        and (added.startswith(",") or added.endswith(","))
+        and NAME.search(added) is not None
+        and balanced(added)
+    )
 
 
 def attributes_added(line: str, original: str) -> bool:
@@ -1770,9 +1794,12 @@ class Aligner:
             not tail and self.look_alike(after_kept[-1:], kept[-1:], lone and not new_first)
         ):
             return None
-        inserted = [*parts[0][:before], *before_kept, *after_kept, *parts[-1][len(parts[-1]) - after :]]
+        outer = (parts[0][:before], parts[-1][len(parts[-1]) - after :])
+        inserted = [*outer[0], *before_kept, *after_kept, *outer[1]]
+        # (new code beyond a shown edit of the gap's first or last item edits none of those elided)
+        beside_kept = [*([] if head else outer[0]), *before_kept, *after_kept, *([] if tail else outer[1])]
         if (
-            self.twin(kept, inserted, another)
+            self.twin(kept, beside_kept, another)
             or self.repeats_elided(inserted, kept)
             or self.lands_on_key(after, kept, after_kept, another)
             or self.shown_from_elsewhere(inserted)
@@ -2527,6 +2554,8 @@ class Aligner:
             same = self.same_signature(item, o_items[0])
             if same is None and marker_beyond and len(o_items) == 1:
                 continue
+            if same is None and any(self.edits_line(later, o_items[0]) for later in s_items[k + 1 :]):
+                continue  # new, the line that edits the original's there shown after it
             if same is None:
                 self.unsure(item)
                 return None
@@ -2616,6 +2645,8 @@ class Aligner:
         s_text, o_text = self.snippet.text(s_item), self.original.text(o_item)
         if self.shows_only_prefix(s_item, o_item) or s_text == o_text:
             return True  # the original's item itself (a YAML `---` next to an anchor)
+        if self.edits_line(s_item, o_item):
+            return True
         if bound_names(s_text) & bound_names(o_text):
             return True  # `export { a, b }` where `export { a }` stands: new, it would bind `a` twice
         imported, o_imported = path_import(s_text), path_import(o_text)
@@ -2687,6 +2718,19 @@ class Aligner:
         if other_value:
             return False  # and its body differs too: another branch, as a `case` with another label
         return None if alike >= BLOCK_UNSURE_SIMILARITY else False
+
+    def edits_line(self, s_item: Item, o_item: Item) -> bool:
+        """One line shown as the original's with its end moved to a line added below
+        (`.managerId(id)` for `.managerId(id);`) or with an argument more (`get(url, token)`)."""
+        if (
+            s_item.children
+            or o_item.children
+            or s_item.end - s_item.start > 1
+            or o_item.end - o_item.start > 1
+        ):
+            return False
+        line, o_line = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        return repunctuated(line, o_line) or argument_added(line, o_line)
 
     def other_keys_inside(self, s_item: Item, o_item: Item) -> bool:
         """Blocks shown whole whose lines inside have other keys."""

@@ -5099,3 +5099,58 @@ def test_a_lone_member_and_a_marker_do_not_go_above_the_file() -> None:
     )
     snippet = "        private static string Mask(string value)\n        {\n            return value;\n        }\n\n        // [rest of class unchanged]\n"
     ambiguous(original, snippet, language="csharp")
+
+
+def test_a_line_continued_onto_a_new_one_below_is_edited_not_written_twice() -> None:
+    """`this.country === other.country` shown with `&&` and a new operand below it, after a
+    marker: the original's last operand edited (it was ambiguous)."""
+    original = (
+        "class Address {\n  equals(other) {\n    return (\n      this.street === other.street &&\n"
+        "      this.city === other.city &&\n      this.country === other.country\n    );\n  }\n}\n"
+    )
+    snippet = (
+        "class Address {\n  equals(other) {\n    return (\n      // ... existing comparisons ...\n"
+        "      this.country === other.country &&\n      this.region === other.region\n    );\n  }\n}\n"
+    )
+    expected = original.replace("other.country\n", "other.country &&\n      this.region === other.region\n")
+    assert merged(original, snippet, language="typescript") == expected
+
+
+def test_a_call_given_one_argument_more_is_an_edit_of_the_original_line() -> None:
+    """`await _http.GetAsync(url, cancellationToken)` right below the line before it, where
+    `GetAsync(url)` stands: the call edited, not a second one above it (it was ambiguous)."""
+    original = (
+        "class Sync\n{\n    async Task<Page> Fetch(int page)\n    {\n"
+        '        var url = $"products?page={page}";\n        using var response = await _http.GetAsync(url);\n'
+        "        if (!response.IsSuccessStatusCode)\n        {\n            throw new Failed(url);\n        }\n"
+        "        return await Read(response);\n    }\n}\n"
+    )
+    snippet = (
+        "class Sync\n{\n    async Task<Page> Fetch(int page, CancellationToken ct)\n    {\n"
+        '        var url = $"products?page={page}";\n        using var response = await _http.GetAsync(url, ct);\n'
+        "        // ... existing code ...\n    }\n}\n"
+    )
+    expected = original.replace("int page)", "int page, CancellationToken ct)").replace(
+        "GetAsync(url)", "GetAsync(url, ct)"
+    )
+    assert merged(original, snippet, language="csharp") == expected
+
+
+def test_a_new_operand_below_the_edited_last_one_edits_none_of_those_elided() -> None:
+    """`&& Objects.equals(costCenter, ...)` below the original's last operand, shown edited (its
+    `;` moved down): new, though elided operands above share its call; no edit of one of them."""
+    original = (
+        "class Employee {\n    public boolean equals(Object o) {\n        Employee that = (Employee) o;\n"
+        "        return id.equals(that.id)\n                && Objects.equals(department, that.department)\n"
+        "                && Objects.equals(managerId, that.managerId);\n    }\n}\n"
+    )
+    snippet = (
+        "class Employee {\n    public boolean equals(Object o) {\n        // ... existing code ...\n"
+        "                && Objects.equals(managerId, that.managerId)\n"
+        "                && Objects.equals(costCenter, that.costCenter);\n    }\n}\n"
+    )
+    expected = original.replace(
+        "that.managerId);\n",
+        "that.managerId)\n                && Objects.equals(costCenter, that.costCenter);\n",
+    )
+    assert merged(original, snippet, language="java") == expected
