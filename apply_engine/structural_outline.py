@@ -366,7 +366,7 @@ class Outliner:
         closer = False
         while j < hi and self.columns[j] == base and j not in self.markers:
             text = self.lines[j].strip()
-            if not CONTINUATION.match(text) or self.starts_anew(j, text):
+            if not CONTINUATION.match(text) or self.starts_anew(i, j, text):
                 break
             if PURE_CLOSER.match(text):
                 if self.labels_switch_closed(i):
@@ -385,14 +385,16 @@ class Outliner:
         header = self.lines[i].strip()
         return SWITCH_LABEL.match(header) is not None and not header.endswith("{")
 
-    def starts_anew(self, j: int, text: str) -> bool:
+    def starts_anew(self, i: int, j: int, text: str) -> bool:
         """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX
         element (the next element or child, not the block of `if (x)`), `.PHONY:` or `.chained()`
-        after a blank line."""
+        after a blank line, or `.chained()` after the chain's first step at item `i` (each step of
+        `.id(id)`, `.name(name)` is an item of its own, found by its name)."""
         if text[0] == "{":
             return ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
         if text[0] == ".":
-            return self.last_shown[j] != j - 1 or RULE.match(text) is not None
+            chained = self.lines[i].lstrip().startswith(".")
+            return chained or self.last_shown[j] != j - 1 or RULE.match(text) is not None
         return False
 
 

@@ -5154,3 +5154,40 @@ def test_a_new_operand_below_the_edited_last_one_edits_none_of_those_elided() ->
         "that.managerId)\n                && Objects.equals(costCenter, that.costCenter);\n",
     )
     assert merged(original, snippet, language="java") == expected
+
+
+@pytest.mark.parametrize(
+    "snippet, step",
+    [
+        # the chain's last steps, the `;` moved to a new one
+        (
+            "        return new Builder()\n                // ... existing steps ...\n"
+            "                .managerId(managerId)\n                .costCenter(costCenter);\n",
+            "                .managerId(managerId)\n                .costCenter(costCenter);\n",
+        ),
+        # a step added between two shown, markers around them
+        (
+            "        return new Builder()\n                // ... existing steps ...\n"
+            "                .fullName(fullName)\n                .nickname(nickname)\n"
+            "                .email(email)\n                // ... existing steps ...\n",
+            None,
+        ),
+    ],
+    ids=["last-steps", "middle-step"],
+)
+def test_a_step_added_to_a_chain_shown_in_part_is_placed_by_its_neighbours(
+    snippet: str, step: str | None
+) -> None:
+    """Each `.step(...)` of a chain is an item of its own: shown in part between markers, the
+    chain's steps pair by name (it was ambiguous: the chain was one item)."""
+    original = (
+        "class E {\n    public Builder toBuilder() {\n        return new Builder()\n                .id(id)\n"
+        "                .fullName(fullName)\n                .email(email)\n                .managerId(managerId);\n"
+        "    }\n}\n"
+    )
+    shown = "class E {\n    public Builder toBuilder() {\n" + snippet + "    }\n}\n"
+    if step is None:
+        expected = original.replace("(fullName)\n", "(fullName)\n                .nickname(nickname)\n")
+    else:
+        expected = original.replace("                .managerId(managerId);\n", step)
+    assert merged(original, shown, language="java") == expected
