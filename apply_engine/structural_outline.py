@@ -29,6 +29,7 @@ COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[der
 # lines joined to the item below them: decorators and annotations (`@app.get("/")`, `#[derive]`,
 # `[Fact]`) and comments; in Ruby `@name` starts a statement (an instance variable), no decorator
 ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$"
+ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribute, no comment
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
 SIGIL_LANGUAGES = frozenset({"ruby"})
@@ -426,17 +427,19 @@ def attach_prefixes(
 ) -> list[Item]:
     """Joins decorator, attribute and comment items to the item directly below them. Comments stay
     items of their own above a one-line statement (a config line, commented-out ones around it)
-    and where no code follows them, so each is matched on its own."""
+    and where no code follows them, so each is matched on its own. A marker between attributes
+    (`[Theory]`, `// ... existing rows ...`, `[InlineData(...)]`) joins them too: it elides some of
+    the original's (see `Aligner.prefix`)."""
     runs: list[list[Item]] = []
     for item in items:
         run = runs[-1] if runs else None
         if (
             run is not None
-            and not run[-1].marker
-            and not item.marker
+            and (not item.marker or ATTRIBUTE.match(lines[run[-1].header].strip()))
+            and (not run[-1].marker or not item.marker)
             and item.lead == item.start == run[-1].end
             and columns[run[0].start] == columns[item.start]
-            and prefix.match(lines[run[-1].header].strip())
+            and (len(run) > 1 if run[-1].marker else prefix.match(lines[run[-1].header].strip()))
         ):
             run.append(item)
         else:
@@ -444,7 +447,7 @@ def attach_prefixes(
     joined: list[Item] = []
     for run in runs:
         code = run[-1]
-        if len(run) == 1 or prefix.match(lines[code.header].strip()):
+        if len(run) == 1 or code.marker or prefix.match(lines[code.header].strip()):
             joined += run
             continue
         first = 0

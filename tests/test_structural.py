@@ -5191,3 +5191,24 @@ def test_a_step_added_to_a_chain_shown_in_part_is_placed_by_its_neighbours(
     else:
         expected = original.replace("                .managerId(managerId);\n", step)
     assert merged(original, shown, language="java") == expected
+
+
+def test_a_marker_between_a_methods_attributes_elides_some_of_them() -> None:
+    """`[Theory]`, `// ... existing rows ...`, then the rows shown and the method: the marker
+    stands for the original's rows between, and the new row goes above the method (it was
+    ambiguous: `[Theory]` read as new code between two markers)."""
+    original = (
+        'public class CaseTests\n{\n    [Theory]\n    [InlineData("a", "A")]\n    [InlineData("bc", "BC")]\n'
+        '    [InlineData("", "")]\n    public void Upper(string input, string expected)\n    {\n'
+        "        Assert.Equal(expected, input.ToUpper());\n    }\n\n    [Theory]\n"
+        '    [InlineData("", "")]\n    public void Lower(string input, string expected)\n    {\n'
+        "        Assert.Equal(expected, input.ToLower());\n    }\n}\n"
+    )
+    snippet = (
+        "    // ... other tests ...\n\n    [Theory]\n    // ... existing rows ...\n"
+        '    [InlineData("bc", "BC")]\n    [InlineData("d1", "D1")]\n    [InlineData("", "")]\n'
+        "    public void Upper(string input, string expected)\n    {\n"
+        "        Assert.Equal(expected, input.ToUpper());\n    }\n\n    // ... remaining tests ...\n"
+    )
+    expected = original.replace('"BC")]\n', '"BC")]\n    [InlineData("d1", "D1")]\n', 1)
+    assert merged(original, snippet, language="csharp") == expected
