@@ -143,6 +143,7 @@ LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operand
 PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[(]|$)"
 BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
+KEYWORD_ARGUMENT = re.compile(r"(?<![\w.=!<>:])(\w+)\s*=(?!=)")  # `workers=`, not `a == b` or `x.y = 1`
 CONTINUED = re.compile(r"\s*(;|,|&&|\|\||\+|\band|\bor|\\)$")  # what ends a line the next one continues
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -457,6 +458,19 @@ def argument_added(line: str, original: str) -> bool:
         and (added.startswith(",") or added.endswith(","))
         and NAME.search(added) is not None
         and balanced(added)
+    )
+
+
+def same_keywords(line: str, original: str) -> bool:
+    """Two elements of a list spread over lines (each ends in `,`) that pass the same keyword
+    arguments (`args.legacy, workers=min(args.workers, 8),` for `args.legacy, workers=args.workers,`):
+    one call cannot take a keyword twice, so it is an edit."""
+    names = set(KEYWORD_ARGUMENT.findall(line))
+    return (
+        bool(names)
+        and line.endswith(",")
+        and original.endswith(",")
+        and names == set(KEYWORD_ARGUMENT.findall(original))
     )
 
 
@@ -2721,7 +2735,8 @@ class Aligner:
 
     def edits_line(self, s_item: Item, o_item: Item) -> bool:
         """One line shown as the original's with its end moved to a line added below
-        (`.managerId(id)` for `.managerId(id);`) or with an argument more (`get(url, token)`)."""
+        (`.managerId(id)` for `.managerId(id);`), with an argument more (`get(url, token)`) or with
+        the same keyword arguments on other values (`workers=min(n, 8),`)."""
         if (
             s_item.children
             or o_item.children
@@ -2730,7 +2745,7 @@ class Aligner:
         ):
             return False
         line, o_line = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return repunctuated(line, o_line) or argument_added(line, o_line)
+        return repunctuated(line, o_line) or argument_added(line, o_line) or same_keywords(line, o_line)
 
     def other_keys_inside(self, s_item: Item, o_item: Item) -> bool:
         """Blocks shown whole whose lines inside have other keys."""

@@ -5212,3 +5212,22 @@ def test_a_marker_between_a_methods_attributes_elides_some_of_them() -> None:
     )
     expected = original.replace('"BC")]\n', '"BC")]\n    [InlineData("d1", "D1")]\n', 1)
     assert merged(original, snippet, language="csharp") == expected
+
+
+def test_an_argument_line_passing_the_same_keyword_is_an_edit_of_the_original() -> None:
+    """`args.legacy, workers=min(args.workers, 8),` above a marker inside a long call: the line
+    that passes `workers=` edited, not a second one written above it (the call would take the
+    keyword twice)."""
+    original = (
+        "def main(args):\n    if not compile_dir(dest, maxlevels,\n                       args.legacy, workers=args.workers,\n"
+        "                       stripdir=args.stripdir,\n                       optimize=args.opt_levels,\n"
+        "                       hardlink_dupes=args.hardlink_dupes):\n        success = False\n"
+    )
+    snippet = (
+        "def main(args):\n    if not compile_dir(dest, maxlevels,\n"
+        "                       args.legacy, workers=min(args.workers, 8),\n"
+        "                       # ... remaining keyword arguments unchanged ...\n"
+        "                       hardlink_dupes=args.hardlink_dupes):\n        success = False\n"
+    )
+    expected = original.replace("workers=args.workers,", "workers=min(args.workers, 8),")
+    assert merged(original, snippet, language="python") == expected
