@@ -106,15 +106,37 @@ NAMED_REMOVAL = re.compile(
     r"^`?(?:[\w.$]+\(\)|[\w.$]*(?:_|[a-z][A-Z])[\w.$]*)`?\s+(?i:was\s+|has\s+been\s+)?(?i:removed|deleted|dropped)\b"
 )
 
+# a note that code moved, where it stood or above it at its new place: `resolveArgs moved up, it
+# used to follow startProxy`, `moved parse_args() below` (no prose: `Focus moved to the dialog`)
+MOVED = re.compile(
+    r"^(?:`?[\w.$]+(?:\(\))?`?\s+(?:was\s+|has\s+been\s+)?moved\s+(?:up|down|above|below|here)"
+    r"|moved\s+`?[\w.$]+(?:\(\))?`?\s+(?:up|down|above|below|here|to))\b",
+    re.I,
+)
+
 
 def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
-    """True when `line` says the code that stood here is deleted (`// removed: legacyInit()`)."""
+    """True when `line` says the code that stood here is deleted (`// removed: legacyInit()`) or
+    moved (`// (resolveArgs moved up)`): it is never written, and it names what goes."""
     body = comment_body(line, line_comments, block_comments)
     if body is None:
         return False
-    if NAMED_REMOVAL.match(body):
+    if NAMED_REMOVAL.match(body) or says_moved(body):
         return True
     return len(body.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(body.strip(".…() ")))
+
+
+def is_move_note(
+    line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True
+) -> bool:
+    """True when `line` says code moved (`// Delete moved up ...`): above code, it says that code
+    moved here, so it describes no code the file keeps."""
+    body = comment_body(line, line_comments, block_comments)
+    return body is not None and says_moved(body)
+
+
+def says_moved(body: str) -> bool:
+    return MOVED.match(body.lstrip("( ")) is not None
 
 
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:

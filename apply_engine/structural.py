@@ -46,7 +46,14 @@ from apply_engine.languages import (
     line_comment_prefixes,
     marker_comments,
 )
-from apply_engine.markers import elided_body, has_inline_marker, is_marker, is_path_comment, is_removal
+from apply_engine.markers import (
+    elided_body,
+    has_inline_marker,
+    is_marker,
+    is_move_note,
+    is_path_comment,
+    is_removal,
+)
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     ACCESS_LABEL,
@@ -338,15 +345,17 @@ def neighbours(lines: list[str], k: int) -> tuple[str | None, str | None]:
 def find_removals(
     snippet_lines: list[str], original_lines: list[str], language: str, markers: set[int]
 ) -> frozenset[int]:
-    """Comments saying the code that stood there is deleted. One directly above code describes that
-    code instead, and one the original has is content."""
+    """Comments saying the code that stood there is deleted or moved. One directly above code
+    describes that code instead (unless it says that code moved here: it names what must go), and
+    one the original has is content."""
     comments, block = line_comment_prefixes(language), has_block_comments(language)
     found = set()
     for k, line in enumerate(snippet_lines):
         if k in markers or not is_removal(line, comments, block):
             continue
         below = snippet_lines[k + 1] if k + 1 < len(snippet_lines) else ""
-        if below.strip() and column(below) >= column(line) and k + 1 not in markers:
+        above_code = below.strip() and column(below) >= column(line) and k + 1 not in markers
+        if above_code and not is_move_note(line, comments, block):
             continue
         found.add(k)
     present = {line.strip() for line in original_lines} if found else set()

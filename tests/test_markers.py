@@ -143,6 +143,11 @@ def test_a_hash_is_not_a_comment_in_javascript() -> None:
         ("# Remove duplicates", False),
         ("// delete temp files before exit", False),
         ("x = remove(y)", False),
+        ("// (resolveArgs moved up, it used to follow startProxy at the end of the file)", True),
+        ("// Delete moved up so it sits with the other write methods.", True),
+        ("# moved parse_args() below", True),
+        ("// Focus moved to the dialog once it opens", False),
+        ("# the cursor is moved up one line", False),
     ],
 )
 def test_removal_comments(line: str, expected: bool) -> None:

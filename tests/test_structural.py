@@ -5231,3 +5231,36 @@ def test_an_argument_line_passing_the_same_keyword_is_an_edit_of_the_original() 
     )
     expected = original.replace("workers=args.workers,", "workers=min(args.workers, 8),")
     assert merged(original, snippet, language="python") == expected
+
+
+GO_STORE = (
+    "package store\n\nfunc (s *Store) Create(c *Customer) error {\n\treturn s.insert(c)\n}\n\n"
+    "func (s *Store) Get(id int64) (*Customer, error) {\n\treturn s.find(id)\n}\n\n"
+    "func (s *Store) Delete(id int64) error {\n\treturn s.remove(id)\n}\n"
+)
+
+
+def test_a_note_where_moved_code_stood_deletes_it_and_is_not_written() -> None:
+    """`// (Delete moved up, it used to follow Get)` at the file's end, `Delete` shown above
+    `Get`: the old copy goes and the note is no code (it was written into the file)."""
+    snippet = (
+        "// ... existing code ...\n\treturn s.insert(c)\n}\n\n"
+        "func (s *Store) Delete(id int64) error {\n\treturn s.remove(id)\n}\n\n"
+        "func (s *Store) Get(id int64) (*Customer, error) {\n\treturn s.find(id)\n}\n\n"
+        "// (Delete moved up, it used to follow Get at the end of the file)\n"
+    )
+    expected = (
+        "package store\n\nfunc (s *Store) Create(c *Customer) error {\n\treturn s.insert(c)\n}\n\n"
+        "func (s *Store) Delete(id int64) error {\n\treturn s.remove(id)\n}\n\n"
+        "func (s *Store) Get(id int64) (*Customer, error) {\n\treturn s.find(id)\n}\n"
+    )
+    assert merged(GO_STORE, snippet, language="go") == expected
+
+
+def test_code_said_to_have_moved_between_bare_markers_is_ambiguous() -> None:
+    # moved up, but to where? It was left in place, the note written above it
+    snippet = (
+        "// ... existing code ...\n\n// Delete moved up so it sits with the other write methods.\n"
+        "func (s *Store) Delete(id int64) error {\n\treturn s.remove(id)\n}\n\n// ... existing code ...\n"
+    )
+    ambiguous(GO_STORE, snippet, language="go")
