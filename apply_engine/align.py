@@ -144,6 +144,10 @@ PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[
 BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
 KEYWORD_ARGUMENT = re.compile(r"(?<![\w.=!<>:])(\w+)\s*=(?!=)")  # `workers=`, not `a == b` or `x.y = 1`
+STATEMENT_CALL = re.compile(
+    r"^(?:(?:const|let|var|val|auto)\s+)?(?:[\w$.]+\s*=\s*)?(?:(?:await|return|yield)\s+)?([\w$.]+\()"
+)
+MIN_CALL_LETTERS = 12  # of a call two statements make alike, to tell them edit and original
 CONTINUED = re.compile(r"\s*(;|,|&&|\|\||\+|\band|\bor|\\)$")  # what ends a line the next one continues
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -472,6 +476,20 @@ def same_keywords(line: str, original: str) -> bool:
         and original.endswith(",")
         and names == set(KEYWORD_ARGUMENT.findall(original))
     )
+
+
+def statement_call(line: str) -> str | None:
+    """The call a statement makes, whole: `main(argv)` of `process.exitCode = main(argv);`, of
+    `const code = await main(argv)` and of `main(argv).then((code) => {`."""
+    found = STATEMENT_CALL.match(line)
+    if found is None:
+        return None
+    depth, start = 0, found.start(1)
+    for k in range(found.end(1) - 1, len(line)):
+        depth += (line[k] == "(") - (line[k] == ")")
+        if depth == 0:
+            return line[start : k + 1]
+    return None
 
 
 def attributes_added(line: str, original: str) -> bool:
@@ -1688,7 +1706,8 @@ class Aligner:
             rewritten = self.rewritten_doc(o_gap, parts[0], reindent)
             if rewritten is not None:
                 return rewritten
-        if o_gap and len(parts) == 1 and edge is not None:
+        omitted = bool(o_gap) and len(parts) == 1 and edge is not None
+        if omitted:
             parts = [*parts, []] if edge == "tail" else [[], *parts]  # an omitted head/tail: a marker
         if len(parts) == 1:
             if self.comment_left_out(o_gap, s_gap, spacing):
@@ -1803,7 +1822,8 @@ class Aligner:
         # what wraps elided code goes where that code stood; the rest at the gap's ends
         before_kept = [] if runs[0] else new_first
         after_kept = [*([] if kept else middle), *([] if runs[-1] else new_last)]
-        lone = len(kept) == 1 and not middle  # all a marker stands for, new code on one side of it
+        # all a marker stands for, new code on one side of it (an omitted end need stand for nothing)
+        lone = len(kept) == 1 and not middle and not omitted
         if self.look_alike(before_kept[:1], kept[:1], lone and not new_last) or (
             not tail and self.look_alike(after_kept[-1:], kept[-1:], lone and not new_first)
         ):
@@ -2933,6 +2953,15 @@ class Aligner:
         ):
             self.fail(
                 "edit_or_insertion", "a new comment next to an elided one much like it: an edit?", s_items[0]
+            )
+            return True
+        call = statement_call(s_line)
+        if call and s_line != o_line and call == statement_call(o_line) and letters(call) >= MIN_CALL_LETTERS:
+            # `main(argv).then((code) => {` new above `process.exitCode = main(argv);`
+            self.fail(
+                "edit_or_insertion",
+                f"{call[:60]!r} is called as the elided code next to it calls it: an edit?",
+                s_items[0],
             )
             return True
         s_tag, o_tag = MARKUP_TAG.match(s_line), MARKUP_TAG.match(o_line)

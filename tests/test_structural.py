@@ -5264,3 +5264,26 @@ def test_code_said_to_have_moved_between_bare_markers_is_ambiguous() -> None:
         "func (s *Store) Delete(id int64) error {\n\treturn s.remove(id)\n}\n\n// ... existing code ...\n"
     )
     ambiguous(GO_STORE, snippet, language="go")
+
+
+def test_a_new_last_statement_making_the_call_the_old_last_one_makes_is_ambiguous() -> None:
+    """`main(argv).then(...)` shown last, the snippet ending there, where the file ends with
+    `process.exitCode = main(argv);`: a rewrite of that line, or a second call above it? (Both
+    were kept: main ran twice.) A new statement calling something else is added."""
+    original = (
+        'import { run } from "./run";\n\nfunction main(argv: string[]): number {\n  return run(argv);\n}\n\n'
+        "process.exitCode = main(process.argv.slice(2));\n"
+    )
+    shown = (
+        "// ... existing code ...\n\n"
+        "async function main(argv: string[]): Promise<number> {\n  return await run(argv);\n}\n\n"
+    )
+    snippet = shown + "main(process.argv.slice(2)).then((code) => {\n  process.exitCode = code;\n});\n"
+    result = ambiguous(original, snippet, language="typescript")
+    assert result.reasons[0].code == "edit_or_insertion"
+    added = shown + 'console.log("started");\n'
+    expected = original.replace("}\n\n", '}\n\nconsole.log("started");\n\n').replace(
+        "function main(argv: string[]): number {\n  return run(argv);",
+        "async function main(argv: string[]): Promise<number> {\n  return await run(argv);",
+    )
+    assert merged(original, added, language="typescript") == expected
