@@ -808,6 +808,12 @@ class Aligner:
         def renamed_where_called(s: int, o: int) -> bool:  # ... and its calls, shown renamed too
             return was_renamed(s, o) and self.called_elsewhere(s_items[s], o_items[o])
 
+        def renamed_if_called(s: int, o: int) -> bool:  # ... where the original calls it elsewhere
+            return was_renamed(s, o) and (
+                self.called_elsewhere(s_items[s], o_items[o])
+                or not named_elsewhere(self.original, o_items[o])
+            )
+
         # snippet items not paired yet, by weaker measures, each with what a pair must also hold
         later: list[tuple[Callable[[Side, Item], str | None], Callable[[int, int], bool] | None]] = [
             (self.condition_body_of, edited),  # a condition's block, its condition edited
@@ -815,7 +821,7 @@ class Aligner:
             (self.first_operand_of, operands_added),  # a condition with an operand more or less
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
-            (self.renamed_head_of, was_renamed),
+            (self.renamed_head_of, renamed_if_called),
             (self.renamed_header_of, renamed_where_called),
         ]
         for measure, alike in later:

@@ -5287,3 +5287,28 @@ def test_a_new_last_statement_making_the_call_the_old_last_one_makes_is_ambiguou
         "async function main(argv: string[]): Promise<number> {\n  return await run(argv);",
     )
     assert merged(original, added, language="typescript") == expected
+
+
+def test_a_declaration_shown_under_a_new_name_is_no_rename_of_one_still_called() -> None:
+    """`fun refresh()` over `viewModelScope.launch {` and a marker, where `reload()` starts the
+    same way but `init` calls it: renaming it would leave that call broken, so it is no rename
+    (it was taken as one, `reload` rewritten as `refresh`)."""
+    original = (
+        "class InboxViewModel : ViewModel() {\n    init {\n        reload()\n    }\n\n"
+        "    fun reload() {\n        viewModelScope.launch {\n            fetch(cursor = null)\n        }\n    }\n\n"
+        "    fun markRead(id: String) {\n        viewModelScope.launch {\n            repository.markRead(id)\n"
+        "        }\n    }\n}\n"
+    )
+    snippet = (
+        "class InboxViewModel : ViewModel() {\n    // ... existing code ...\n\n    fun refresh() {\n"
+        "        viewModelScope.launch {\n            _state.value = UiState.Loading\n"
+        "            // ... existing code ...\n        }\n    }\n\n    // ... existing code ...\n}\n"
+    )
+    ambiguous(original, snippet, language="kotlin")
+    # unless the original calls it nowhere else: then it was renamed
+    uncalled = original.replace("        reload()\n", "        start()\n")
+    expected = uncalled.replace("fun reload()", "fun refresh()").replace(
+        "launch {\n            fetch",
+        "launch {\n            _state.value = UiState.Loading\n            fetch",
+    )
+    assert merged(uncalled, snippet, language="kotlin") == expected
