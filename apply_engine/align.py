@@ -2763,15 +2763,21 @@ class Aligner:
         """One line shown as the original's with its end moved to a line added below
         (`.managerId(id)` for `.managerId(id);`), with an argument more (`get(url, token)`) or with
         the same keyword arguments on other values (`workers=min(n, 8),`)."""
+        lines = self.one_liners(s_item, o_item)
+        if lines is None:
+            return False
+        return repunctuated(*lines) or argument_added(*lines) or same_keywords(*lines)
+
+    def one_liners(self, s_item: Item, o_item: Item) -> tuple[str, str] | None:
+        """The normalised lines of two items of one line each, no block; None for others."""
         if (
             s_item.children
             or o_item.children
             or s_item.end - s_item.start > 1
             or o_item.end - o_item.start > 1
         ):
-            return False
-        line, o_line = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return repunctuated(line, o_line) or argument_added(line, o_line) or same_keywords(line, o_line)
+            return None
+        return self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
 
     def other_keys_inside(self, s_item: Item, o_item: Item) -> bool:
         """Blocks shown whole whose lines inside have other keys."""
@@ -2784,14 +2790,10 @@ class Aligner:
         """One statement calling a like-named function on much the same arguments (names among
         them): `std::shuffle(v.begin(), v.end(), rng);` where `std::random_shuffle(v.begin(),
         v.end());` stands may replace it or be new."""
-        if (
-            s_item.children
-            or o_item.children
-            or s_item.end - s_item.start > 1
-            or o_item.end - o_item.start > 1
-        ):
+        lines = self.one_liners(s_item, o_item)
+        if lines is None:
             return False
-        s_line, o_line = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
+        s_line, o_line = lines
         callee, o_callee = key.partition("(")[0], o_key.partition("(")[0]
         if not (CALLEE.fullmatch(callee) and CALLEE.fullmatch(o_callee)):
             return False  # not both statements that are calls (`"stop" => Some(...)`)
