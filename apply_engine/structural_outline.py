@@ -435,11 +435,9 @@ def attach_prefixes(
         run = runs[-1] if runs else None
         if (
             run is not None
-            and (not item.marker or ATTRIBUTE.match(lines[run[-1].header].strip()))
-            and (not run[-1].marker or not item.marker)
             and item.lead == item.start == run[-1].end
             and columns[run[0].start] == columns[item.start]
-            and (len(run) > 1 if run[-1].marker else prefix.match(lines[run[-1].header].strip()))
+            and joins(run, item, lines, prefix)
         ):
             run.append(item)
         else:
@@ -458,6 +456,18 @@ def attach_prefixes(
         joined += run[:first]
         joined.append(code.under(run[first].lead, run[first].start))
     return joined
+
+
+def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]) -> bool:
+    """Whether `item`, right below the run and as deep, continues a run of prefix lines: a marker
+    right after an attribute, code or an attribute after such a marker, or anything after a
+    prefix line (never after a marker that starts a run)."""
+    last = run[-1]
+    if item.marker:
+        return not last.marker and ATTRIBUTE.match(lines[last.header].strip()) is not None
+    if last.marker:
+        return len(run) > 1
+    return prefix.match(lines[last.header].strip()) is not None
 
 
 def outline(
