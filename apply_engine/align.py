@@ -131,6 +131,7 @@ CLAUSE = re.compile(
 )  # continues a block
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
+BARE_KEYWORD = re.compile(r"^\w+\s*[:{]?$")  # `try:`, `do {`: a header that names nothing
 MIN_CONDITION_BODY = 16
 # a condition's block by its first line: `if (a || b) {` -> `a || b`; `while a and b:` -> `a and b`
 CONDITION = re.compile(r"^(if|elif|while|unless|until)\b\s*(.*?)\s*(\{|:|then|do)?$")
@@ -3017,10 +3018,12 @@ class Aligner:
     def elided_wrapper(self, o_gap: list[Item], new: list[Item]) -> int | None:
         """The one new control block between two anchors that elides code inside it (`try:` over
         `# ... existing code ...`, then `except E:`): the original code there, wrapped."""
+        # (a header found in the original is that block shown, unless it names nothing: `try:`)
         wrappers = [
             k
             for k in self.eliding_control_blocks(new)
-            if not self.original.where(self.snippet.normalized[new[k].header])
+            if BARE_KEYWORD.match(header := self.snippet.normalized[new[k].header])
+            or not self.original.where(header)
         ]
         if not o_gap or len(wrappers) != 1 or self.edits_one_of(new[wrappers[0]], o_gap):
             return None

@@ -3261,6 +3261,28 @@ def test_a_new_braced_block_around_a_marker_wraps_the_elided_code_with_its_claus
     assert merged(original, snippet, language="javascript") == expected
 
 
+def test_a_new_try_wraps_elided_code_though_the_file_has_a_try_elsewhere() -> None:
+    original = FETCH + "\n\ndef close():\n    try:\n        conn.close()\n    except OSError:\n        pass\n"
+    snippet = (
+        "def fetch(url):\n    try:\n        # ... existing code ...\n    except requests.HTTPError as e:\n"
+        "        log.error(e)\n        raise\n\n\n# ... rest unchanged ...\n"
+    )
+    # before: `try:` was found in close() and taken for a block shown, so the marker was written
+    assert merged(original, snippet, language="python") == WRAPPED + original[len(FETCH) :]
+
+
+def test_a_block_found_elsewhere_in_the_file_around_a_marker_wraps_nothing() -> None:
+    original = (
+        "def save(items, db):\n    for item in items:\n        db.add(item)\n        db.flush()\n\n\n"
+        "def load(rows, db):\n    count = len(rows)\n    total = sum(rows)\n    return count, total\n"
+    )
+    snippet = (
+        "def load(rows, db):\n    for item in items:\n        # ... existing code ...\n"
+        "    return count, total\n"
+    )
+    assert ambiguous(original, snippet, language="python").status == "ambiguous"
+
+
 SETUP_C = (
     "static int setup(void) {\n    int flags = 0;\n\n#ifdef _WIN32\n    _setmode(_fileno(stdout), _O_BINARY);\n"
     '#endif\n\n    if (getenv("COMPACT"))\n        flags |= COMPACT;\n\n    return flags;\n}\n\n'
