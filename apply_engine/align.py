@@ -132,6 +132,15 @@ CLAUSE = re.compile(
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 BARE_KEYWORD = re.compile(r"^\w+\s*[:{]?$")  # `try:`, `do {`: a header that names nothing
+# a call whose last argument opens a function around the lines below: `lock.run(async () => {`,
+# `pcall(function()`, `db.Transaction(func(tx *sql.Tx) error {`; or ends in a block passed to it:
+# `withContext(Dispatchers.IO) {`, `queue.sync {`, `File.open(path) do |f|`
+CALLBACK_OPENER = re.compile(r"(=>\s*\{|\b(function|func)\s*\([^()]*\)[^(){}]*\{?)$")
+TRAILING_BLOCK = re.compile(
+    r"^((val|var|let|const|return)\s+([\w, ]+=\s*)?)?[\w.:]+(\([^()]*\))?\s*"
+    r"(\{(\s*\w+(\s*,\s*\w+)*\s*->)?|do(\s*\|[\w, ]+\|)?)$"
+)
+NOT_CALLS = frozenset({"fun", "func", "def", "class", "object", "init", "get", "set", "defer", "deinit"})
 MIN_CONDITION_BODY = 16
 # a condition's block by its first line: `if (a || b) {` -> `a || b`; `while a and b:` -> `a and b`
 CONDITION = re.compile(r"^(if|elif|while|unless|until)\b\s*(.*?)\s*(\{|:|then|do)?$")
@@ -3018,12 +3027,13 @@ class Aligner:
     def elided_wrapper(self, o_gap: list[Item], new: list[Item]) -> int | None:
         """The one new control block between two anchors that elides code inside it (`try:` over
         `# ... existing code ...`, then `except E:`): the original code there, wrapped."""
-        # (a header found in the original is that block shown, unless it names nothing: `try:`)
+        # (a header the original has once is that block, shown; one it has never or often, or one
+        # that names nothing, `try:`, is new here)
         wrappers = [
             k
             for k in self.eliding_control_blocks(new)
             if BARE_KEYWORD.match(header := self.snippet.normalized[new[k].header])
-            or not self.original.where(header)
+            or len(self.original.where(header)) != 1
         ]
         if not o_gap or len(wrappers) != 1 or self.edits_one_of(new[wrappers[0]], o_gap):
             return None
@@ -3046,10 +3056,23 @@ class Aligner:
         return places[0], wrappers[0]
 
     def eliding_control_blocks(self, new: list[Item]) -> list[int]:
-        """The new control blocks (`if`, `try`, `with`) that elide code inside them."""
+        """The new control blocks (`if`, `try`, `with`) and calls around a block (see `wrapping_call`)
+        that elide code inside them."""
         return [
-            k for k, item in enumerate(new) if has_marker(item) and self.control_block(self.snippet, item)
+            k
+            for k, item in enumerate(new)
+            if has_marker(item) and (self.control_block(self.snippet, item) or self.wrapping_call(item))
         ]
+
+    def wrapping_call(self, item: Item) -> bool:
+        """A call that passes the lines below it as a function or block (`mutex.runExclusive(async ()
+        => {`, `queue.sync {`): around code as a control block is."""
+        header = self.snippet.normalized[item.header]
+        if not item.nested or FIRST_WORD_END.split(header, maxsplit=1)[0] in NOT_CALLS:
+            return False
+        if CALLBACK_OPENER.search(header):
+            return header.count("(") > header.count(")")
+        return bool(TRAILING_BLOCK.match(header))
 
     def edits_one_of(self, s_item: Item, o_items: list[Item]) -> bool:
         """Whether a new block's header is much like one of the original items' (an edit of it,
@@ -3067,6 +3090,8 @@ class Aligner:
         body = [child for child in wrapper.children if self.depth(child) > self.depth(wrapper)]
         clauses = wrapper.children[len(body) :]
         shown = leading(reindent.apply(self.snippet.lines[body[0].header])) if body else ""
+        if body and body[0].marker:  # (a marker's own indentation is often loose: one unit in)
+            shown = leading(reindent.apply(self.snippet.lines[wrapper.header])) + self.original_unit
         kept = leading(self.original.lines[o_gap[0].header])
         if not body or len(shown) <= len(kept) or not shown.startswith(kept):
             self.fail("unanchored_insertion", "new code wraps elided code at no deeper level", wrapper)

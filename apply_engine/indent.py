@@ -46,15 +46,18 @@ def columns(lines: list[str], text: str | None = None) -> list[int]:
     return found
 
 
-def indent_unit(lines: list[str], text: str | None = None, strings: Container[int] = ()) -> str | None:
+def indent_unit(
+    lines: list[str], text: str | None = None, strings: Container[int] = (), prefer: str | None = None
+) -> str | None:
     """The file's indentation unit, or None when no line is indented. `text` holds all the lines
     (without a tab in it, the unit is read from the columns alone); `strings` are lines inside
-    multi-line strings, whose indentation is the text's own (a JSON document in a Java text block)."""
+    multi-line strings, whose indentation is the text's own (a JSON document in a Java text block);
+    `prefer`: the unit taken when two steps are seen equally often (a snippet's, the original's)."""
     if text is not None and "\t" not in text:
         sample = lines[:UNIT_SAMPLE_LINES]
         widths = [-1 if k in strings else width for k, width in enumerate(columns(sample, text))]
         bodies = {k for k in range(1, len(sample)) if sample[k - 1].rstrip().endswith((":", "{"))}
-        return space_unit(widths, bodies)
+        return space_unit(widths, bodies, prefer)
     tabs = spaces = 0
     steps: Counter[int] = Counter()
     previous = 0
@@ -79,11 +82,18 @@ def indent_unit(lines: list[str], text: str | None = None, strings: Container[in
         return None
     if tabs >= spaces:
         return "\t"
-    plausible = [(count, -step) for step, count in steps.items() if step in (2, 3, 4, 8)]
-    return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
+    return most_often(steps, prefer)
 
 
-def space_unit(widths: list[int], bodies: Container[int] = ()) -> str | None:
+def most_often(steps: Counter[int], prefer: str | None) -> str:
+    """The plausible step seen most often: on a tie `prefer`'s, else the smaller."""
+    plausible = [
+        (count, step == len(prefer or ""), -step) for step, count in steps.items() if step in (2, 3, 4, 8)
+    ]
+    return " " * -max(plausible)[2] if plausible else DEFAULT_UNIT
+
+
+def space_unit(widths: list[int], bodies: Container[int] = (), prefer: str | None = None) -> str | None:
     """indent_unit() of lines indented by spaces alone, from their columns (-1: blank). A step
     down to one of `bodies` (a line below one ending in `:` or `{`) counts twice: a block's body
     stands a unit deeper, where a continuation line may stand where it aligns."""
@@ -98,8 +108,7 @@ def space_unit(widths: list[int], bodies: Container[int] = ()) -> str | None:
         previous = width
     if not indented:
         return None
-    plausible = [(count, -step) for step, count in steps.items() if step in (2, 3, 4, 8)]
-    return " " * -max(plausible)[1] if plausible else DEFAULT_UNIT
+    return most_often(steps, prefer)
 
 
 def levels(ws: str, unit: str) -> tuple[int, int]:

@@ -514,7 +514,9 @@ def plan_lines(
         resumed = resumed_strings(edit.lines, markers, original)
     s_columns = columns_of(edit.lines, language, edit.raw, resumed)
     s_strings = in_strings(s_columns)
-    snippet_unit = indent_unit(edit.lines, edit.raw, s_strings) or original.unit or DEFAULT_UNIT
+    snippet_unit = (
+        indent_unit(edit.lines, edit.raw, s_strings, original.unit) or original.unit or DEFAULT_UNIT
+    )
     if language != "markdown":
         s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"))
     s_tree = outline(
@@ -962,7 +964,8 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
     """The first line of new code right after a marker, when the original has it once and the plan
     copies it too: shown to anchor what follows (a list's last entry, a block's tail), yet written
     as new code beside its original. Or a closer (`end`, `END;`, `$$;`) that the plan copies a
-    few lines below: a closer right after a marker closes what the marker elides."""
+    few lines below: a closer right after a marker closes what the marker elides, unless the plan
+    copies that code one block deeper there (new code wraps it: the closer is the wrapper's)."""
     copied = [op for op in ops if isinstance(op, Copy)]
     for n, op in enumerate(ops):
         if not isinstance(op, Insert):
@@ -973,7 +976,8 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
             continue
         line = edit.lines[first].strip()
         if PURE_CLOSER.match(line) or SQL_END.match(line):
-            if normalize(line) in copied_next(ops[n + 1 :], original):
+            wraps = n > 0 and isinstance(ops[n - 1], Copy) and bool(ops[n - 1].indent)
+            if not wraps and normalize(line) in copied_next(ops[n + 1 :], original):
                 return line
             continue
         if letters(line) >= MIN_ANCHOR_LETTERS and copied_once(normalize(line), original, copied) is not None:

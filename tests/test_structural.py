@@ -3271,6 +3271,92 @@ def test_a_new_try_wraps_elided_code_though_the_file_has_a_try_elsewhere() -> No
     assert merged(original, snippet, language="python") == WRAPPED + original[len(FETCH) :]
 
 
+@pytest.mark.parametrize(
+    ("language", "original", "opener", "closer"),
+    [
+        (
+            "typescript",
+            "async function token(): Promise<string> {\n  const t = await load();\n  save(t);\n  return t;\n}\n",
+            "  return mutex.runExclusive(async () => {\n",
+            "  });\n",
+        ),
+        (
+            "kotlin",
+            "suspend fun export(id: Long): File {\n    val rows = db.rowsFor(id)\n    write(rows)\n    return out\n}\n",
+            "    withContext(Dispatchers.IO) {\n",
+            "    }\n",
+        ),
+        (
+            "lua",
+            "function M.load(path)\n  local raw = read(path)\n  apply(decode(raw))\n  return raw\nend\n",
+            "  local ok, err = pcall(function()\n",
+            "  end)\n",
+        ),
+        (
+            "ruby",
+            "def checkout(cart)\n  order = Order.create!(cart: cart)\n  cart.clear!\n  order\nend\n",
+            "  Order.transaction do\n",
+            "  end\n",
+        ),
+    ],
+    ids=["arrow-callback", "trailing-lambda", "lua-function", "ruby-do"],
+)
+def test_a_new_call_passing_a_block_around_a_marker_wraps_the_elided_code(
+    language: str, original: str, opener: str, closer: str
+) -> None:
+    lines = original.splitlines(keepends=True)
+    indent = opener[: len(opener) - len(opener.lstrip())]
+    comment = {"ruby": "#", "lua": "--"}.get(language, "//")
+    snippet = f"{lines[0]}{opener}{indent * 2}{comment} ... existing code ...\n{closer}{lines[-1]}"
+    body = "".join(f"{indent}{line}" for line in lines[1:-1])
+    # before: the marker inside the new block was written into the file
+    assert merged(original, snippet, language=language) == f"{lines[0]}{opener}{body}{closer}{lines[-1]}"
+
+
+def test_a_block_passed_to_a_call_the_file_makes_twice_is_new_where_shown() -> None:
+    original = (
+        "func image() -> UIImage? {\n    queue.sync {\n        return cached\n    }\n}\n\n"
+        "func insert(_ image: UIImage) {\n    storage.append(image)\n    evictIfNeeded()\n}\n\n"
+        "func clear() {\n    queue.sync {\n        storage.removeAll()\n    }\n}\n"
+    )
+    snippet = (
+        "func insert(_ image: UIImage) {\n    queue.sync {\n        // ... existing code ...\n    }\n}\n"
+    )
+    expected = original.replace(
+        "    storage.append(image)\n    evictIfNeeded()\n",
+        "    queue.sync {\n        storage.append(image)\n        evictIfNeeded()\n    }\n",
+    )
+    assert merged(original, snippet, language="swift") == expected
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"),
+    [("setState({", "});"), ("const run = async () => {", "};")],
+    ids=["object", "function"],
+)
+def test_an_object_or_a_new_function_around_a_marker_wraps_nothing(opener: str, closer: str) -> None:
+    original = "function save(user) {\n  const id = user.id;\n  store.put(id, user);\n  return id;\n}\n"
+    snippet = f"function save(user) {{\n  {opener}\n    // ... existing code ...\n  {closer}\n}}\n"
+    assert ambiguous(original, snippet, language="javascript").status == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    "marker_indent", ["      ", "        ", "          "], ids=["half-in", "one-in", "two-in"]
+)
+def test_a_wrapped_marker_indented_loosely_wraps_the_code_one_unit_in(marker_indent: str) -> None:
+    original = (
+        "fun export(id: Long): File {\n    val rows = db.rowsFor(id)\n    write(rows)\n    return out\n}\n"
+    )
+    snippet = f"fun export(id: Long): File {{\n    try {{\n{marker_indent}// ... existing code ...\n    }} finally {{ close() }}\n}}\n"
+    expected = (
+        "fun export(id: Long): File {\n    try {\n        val rows = db.rowsFor(id)\n        write(rows)\n"
+        "        return out\n    } finally { close() }\n}\n"
+    )
+    # before: a marker 2 spaces in made the snippet's unit 2, so all of it stood 4 spaces too deep;
+    # one 4 spaces too deep wrapped the code 8 deeper
+    assert merged(original, snippet, language="kotlin") == expected
+
+
 def test_a_block_found_elsewhere_in_the_file_around_a_marker_wraps_nothing() -> None:
     original = (
         "def save(items, db):\n    for item in items:\n        db.add(item)\n        db.flush()\n\n\n"
