@@ -43,7 +43,7 @@ from apply_engine.keys import (
     normalize,
     signature_key,
 )
-from apply_engine.markers import elided_body, naming_words
+from apply_engine.markers import NAMING_WORD, elided_body, naming_words
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, Item
 
@@ -441,6 +441,11 @@ def tests_another_name(line: str, other: str) -> bool:
     tail = shared_head(name[head:][::-1], other_name[head:][::-1])
     middle, other_middle = name[head : len(name) - tail], other_name[head : len(other_name) - tail]
     return max(letters(middle), letters(other_middle)) >= MIN_DISTINCT_WORD
+
+
+def stem(word: str) -> str:
+    """A word without its plural or adjective ending: `dependencies`, `dependency` -> `dependenc`."""
+    return word[:-3] if word.endswith("ies") else word[:-1] if word.endswith(("s", "y")) else word
 
 
 def similarity(a: str, b: str) -> float:
@@ -1238,7 +1243,11 @@ class Aligner:
                 s_gap = [s_gap[0], *s_gap[2:]]  # the anchor's pair keeps its closer already
             # (closed up: shown from the end of one anchor, its last line code, to the next)
             closed_up = sa >= 0 and sb < len(s_items) and edge is None and not self.ends_open(s_items[sa])
-            gap = self.gap(o_items[oa + 1 : ob], s_gap, reindent, edge, spacing, base, closed_up)
+            o_gap = o_items[oa + 1 : ob]
+            if not s_gap and sa >= 0 and edge is None and self.marker_spans(s_items[sa], o_gap):
+                gap = [Copy(o_gap[0].lead, o_gap[-1].end)]
+            else:
+                gap = self.gap(o_gap, s_gap, reindent, edge, spacing, base, closed_up)
             if gap is None:
                 return None
             ops += gap
@@ -3516,6 +3525,18 @@ class Aligner:
         """A block whose last line shown is a marker, at any depth, with no closer to end it."""
         chain = last_descendants(item)
         return chain[-1].marker and not any(block.closer for block in chain)
+
+    def marker_spans(self, s_item: Item, o_gap: list[Item]) -> bool:
+        """A block whose last line shown is a marker deep inside it that names each of the items
+        after it (`- name: Set up Python`, `# ... setup and dependency steps unchanged ...`, above
+        the step `Install dependencies`): it elides those too, none is deleted."""
+        if not o_gap or not self.ends_open(s_item):
+            return False
+        said = {stem(word) for word in naming_words(self.snippet.lines[last_descendants(s_item)[-1].start])}
+        return all(
+            said & {stem(word.lower()) for word in NAMING_WORD.findall(self.original.normalized[item.header])}
+            for item in o_gap
+        )
 
     def ends_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker no deeper than its header (TOML's

@@ -64,6 +64,7 @@ from apply_engine.structural_outline import (
     PURE_CLOSER,
     Item,
     case_columns,
+    comment_columns,
     directive_columns,
     label_columns,
     markdown_columns,
@@ -581,7 +582,10 @@ class Analysis:
 @lru_cache(maxsize=32)
 def analyse(raw: str, language: str) -> Analysis:
     source = Source.read(raw)
-    columns = columns_of(source.lines, language, source.raw)
+    # (the original's comments only: a snippet's comment lines are mostly markers, placed as written)
+    columns = comment_columns(
+        source.lines, columns_of(source.lines, language, source.raw), line_comment_prefixes(language)
+    )
     tree = outline(source.lines, columns, set(), language=language)
     strings = in_strings(columns)
     side = Side(source.lines, language=language, strings=strings)

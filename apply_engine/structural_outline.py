@@ -212,12 +212,26 @@ DIRECTIVE = re.compile(r"^\s*#\s*[a-z]+\b")  # `#ifdef _WIN32`, `#endif`, `#prag
 
 def directive_columns(lines: list[str], columns: list[int]) -> list[int]:
     """A preprocessor line written at column 0 inside a block (`#ifdef _WIN32` in a function)
-    stands among the code around it: as deep as the line below it, or, above the block's closer,
-    as the line above it; so that it does not end the block."""
+    stands among the code around it (see among_code)."""
+    return among_code(lines, columns, DIRECTIVE)
+
+
+def comment_columns(lines: list[str], columns: list[int], prefixes: Sequence[str]) -> list[int]:
+    """A comment line less indented than the code above and below it (code commented out at
+    column 0 in a function, a CI job commented out between two jobs) stands among that code (see
+    among_code): it neither ends the block nor holds the code below as its own."""
+    if not prefixes:
+        return columns
+    return among_code(lines, columns, re.compile(rf"^\s*({'|'.join(map(re.escape, prefixes))})"))
+
+
+def among_code(lines: list[str], columns: list[int], apart: re.Pattern[str]) -> list[int]:
+    """The lines matching `apart`, each as deep as the line below it, or, above a block's closer,
+    as the line above it; so that it does not end the block. A line already deeper stays."""
     virtual = list(columns)
-    code = [k for k, at in enumerate(columns) if at >= 0 and not DIRECTIVE.match(lines[k])]
+    code = [k for k, at in enumerate(columns) if at >= 0 and not apart.match(lines[k])]
     for k, at in enumerate(columns):
-        if at < 0 or not DIRECTIVE.match(lines[k]):
+        if at < 0 or not apart.match(lines[k]):
             continue
         n = bisect_right(code, k)
         if n == 0 or n == len(code):

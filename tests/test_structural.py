@@ -3388,6 +3388,43 @@ def test_a_preprocessor_line_at_column_zero_inside_a_function_stays_in_its_body(
     assert merged(SETUP_C, snippet, language="c") == expected
 
 
+def test_a_comment_at_column_zero_inside_a_function_stays_in_its_body() -> None:
+    original = (
+        "def f():\n    a = 1\n# b = 2\n    c = 3\n    return c\n\n\ndef g():\n    c = 3\n    return c\n"
+    )
+    snippet = "def f():\n    # ... existing code ...\n    c = 4\n    return c\n\n\n# ... rest unchanged ...\n"
+    # before: `# b = 2` ended f's body, so the edit went above it and f's old tail stayed below
+    assert merged(original, snippet, language="python") == original.replace(
+        "    c = 3\n    return c\n\n\n", "    c = 4\n    return c\n\n\n"
+    )
+
+
+def test_a_job_commented_out_at_column_zero_hides_no_job_below_it() -> None:
+    original = (
+        "jobs:\n  lint:\n    steps:\n      - uses: actions/checkout@v4\n      - run: make deps\n      - run: make lint\n"
+        "#  old:\n#    steps:\n#      - run: make old\n"
+        "  test:\n    steps:\n      - uses: actions/checkout@v4\n      - run: make deps\n      - run: make test\n"
+    )
+    snippet = "      # ... existing steps ...\n      - run: make deps\n      - run: make cache\n      # ... rest unchanged ...\n"
+    # before: the commented-out job held `test:` as its own, and code in a comment is never searched,
+    # so the step went into `lint` though `test` has the same steps
+    assert ambiguous(original, snippet, language="yaml").reasons[0].code == "several_candidates"
+
+
+def test_a_marker_at_the_end_of_a_step_that_names_the_next_step_keeps_it() -> None:
+    original = (
+        "steps:\n  - uses: actions/checkout@v4\n  - name: Set up Python\n    uses: actions/setup-python@v5\n"
+        "    with:\n      python-version: '3.12'\n  - name: Install dependencies\n    run: |\n"
+        "      pip install -U pip\n      pip install -r requirements.txt\n  - name: Test\n    run: pytest\n"
+    )
+    snippet = (
+        "steps:\n  - uses: actions/checkout@v4\n  - name: Set up Python\n    # ... setup and dependency steps unchanged ...\n"
+        "  - name: Test\n    run: pytest -x\n"
+    )
+    # before: the marker stood for the rest of `Set up Python` alone, so `Install dependencies` was deleted
+    assert merged(original, snippet, language="yaml") == original.replace("run: pytest", "run: pytest -x")
+
+
 READ_CONF = (
     "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
     "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
