@@ -153,6 +153,9 @@ LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operand
 PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[(]|$)"
 BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
+ELEMENTS = re.compile(r"(\w+, )+\w+,?")  # a row of a list of names: `COMMA, DOT, COLON,`
+NAME_LIST = re.compile(r"\w+")
+MIN_ROW_NAMES = 2
 KEYWORD_ARGUMENT = re.compile(r"(?<![\w.=!<>:])(\w+)\s*=(?!=)")  # `workers=`, not `a == b` or `x.y = 1`
 STATEMENT_CALL = re.compile(
     r"^(?:(?:const|let|var|val|auto)\s+)?(?:[\w$.]+\s*=\s*)?(?:(?:await|return|yield)\s+)?([\w$.]+\()"
@@ -478,6 +481,17 @@ def argument_added(line: str, original: str) -> bool:
         and NAME.search(added) is not None
         and balanced(added)
     )
+
+
+def elements_added(line: str, original: str) -> bool:
+    """A row of a list of names spread over lines, with names added (`COMMA, DOT, COLON, SEMICOLON,
+    QUESTION,` for `COMMA, DOT, COLON, SEMICOLON,`): the original's names, two or more, in order
+    among the line's."""
+    new, old = ELEMENTS.fullmatch(line), ELEMENTS.fullmatch(original)
+    if new is None or old is None:
+        return False
+    names, kept = iter(NAME_LIST.findall(line)), NAME_LIST.findall(original)
+    return len(kept) >= MIN_ROW_NAMES and len(line) > len(original) and all(name in names for name in kept)
 
 
 def same_keywords(line: str, original: str) -> bool:
@@ -1215,6 +1229,11 @@ class Aligner:
             or (tail_elided and last_shown in matches)
             or (open_end and any(has_marker(item) for item in s_items))
             or (last_shown in matches and self.left_open(s_items[last_shown], o_items[matches[last_shown]]))
+            or (  # the last item shown ends in a marker deep in it (`case .b:`, `// ... rest ...`)
+                last_shown == len(s_items) - 1
+                and last_shown in matches
+                and self.ends_open(s_items[last_shown])
+            )
             or (
                 open_end
                 and last_shown in matches
@@ -2780,12 +2799,15 @@ class Aligner:
 
     def edits_line(self, s_item: Item, o_item: Item) -> bool:
         """One line shown as the original's with its end moved to a line added below
-        (`.managerId(id)` for `.managerId(id);`), with an argument more (`get(url, token)`) or with
-        the same keyword arguments on other values (`workers=min(n, 8),`)."""
+        (`.managerId(id)` for `.managerId(id);`), with an argument more (`get(url, token)`), with
+        names added to a row of them (`DOT, COLON, QUESTION,`) or with the same keyword arguments on
+        other values (`workers=min(n, 8),`)."""
         lines = self.one_liners(s_item, o_item)
         if lines is None:
             return False
-        return repunctuated(*lines) or argument_added(*lines) or same_keywords(*lines)
+        return (
+            repunctuated(*lines) or argument_added(*lines) or elements_added(*lines) or same_keywords(*lines)
+        )
 
     def one_liners(self, s_item: Item, o_item: Item) -> tuple[str, str] | None:
         """The normalised lines of two items of one line each, no block; None for others."""

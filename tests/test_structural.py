@@ -3425,6 +3425,31 @@ def test_a_marker_at_the_end_of_a_step_that_names_the_next_step_keeps_it() -> No
     assert merged(original, snippet, language="yaml") == original.replace("run: pytest", "run: pytest -x")
 
 
+def test_names_added_to_a_row_of_an_enum_edit_that_row() -> None:
+    original = "public enum Kind {\n    LPAREN, RPAREN, LBRACE, RBRACE,\n    COMMA, DOT, COLON, SEMICOLON,\n    PLUS, MINUS,\n    EOF\n}\n"
+    snippet = (
+        "public enum Kind {\n    LPAREN, RPAREN, LBRACE, RBRACE,\n    COMMA, DOT, COLON, SEMICOLON, QUESTION, COALESCE,\n"
+        "    // ... rest unchanged ...\n}\n"
+    )
+    # before: read as a new row beside the old one (written twice, once the marker stood above it)
+    assert merged(original, snippet, language="java") == original.replace(
+        "SEMICOLON,", "SEMICOLON, QUESTION, COALESCE,"
+    )
+
+
+def test_a_marker_ending_the_last_arm_shown_keeps_the_arms_after_it() -> None:
+    original = (
+        'func describe(_ e: E) -> String {\n    switch e {\n    case .a:\n        return "a"\n    case .b(let x):\n'
+        '        let y = x * 2\n        return "b\\(y)"\n    case .c:\n        return "c"\n    case .d:\n        return "d"\n    }\n}\n'
+    )
+    snippet = (
+        'func describe(_ e: E) -> String {\n    switch e {\n    case .a:\n        return "A"\n    case .b(let x):\n'
+        "        // ... rest unchanged ...\n    }\n}\n"
+    )
+    # before: the marker stood for the rest of `.b` alone, so `.c` and `.d` were deleted
+    assert merged(original, snippet, language="swift") == original.replace('return "a"', 'return "A"')
+
+
 READ_CONF = (
     "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
     "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
