@@ -402,11 +402,13 @@ class Outliner:
 
     def starts_anew(self, i: int, j: int, text: str) -> bool:
         """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX
-        element (the next element or child, not the block of `if (x)`), `.PHONY:` or `.chained()`
+        element (the next element or child, not the block of `if (x)`), a clause `{:ok, v} ->`, `.PHONY:` or `.chained()`
         after a blank line, or `.chained()` after the chain's first step at item `i` (each step of
         `.id(id)`, `.name(name)` is an item of its own, found by its name)."""
-        if text[0] == "{":
-            return ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
+        if text[0] == "{":  # (a clause matching a tuple, `{:error, reason} ->`, is no block's `{`)
+            return (
+                text.endswith(("->", "=>")) or ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
+            )
         if text[0] == ".":
             chained = self.lines[i].lstrip().startswith(".")
             return chained or self.last_shown[j] != j - 1 or RULE.match(text) is not None

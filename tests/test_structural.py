@@ -3450,6 +3450,25 @@ def test_a_marker_ending_the_last_arm_shown_keeps_the_arms_after_it() -> None:
     assert merged(original, snippet, language="swift") == original.replace('return "a"', 'return "A"')
 
 
+def test_clauses_matching_tuples_are_items_of_their_own() -> None:
+    original = (
+        "defmodule M do\n  def run(x) do\n    case send(x) do\n      {:ok, id} ->\n        ack(id)\n\n"
+        "      {:error, :invalid, reason} ->\n        discard(reason)\n\n      {:error, :timeout, _} ->\n"
+        "        retry(x)\n    end\n  end\nend\n"
+    )
+    snippet = (
+        "    case send(x) do\n      # ... earlier clauses ...\n      {:error, :invalid, reason} ->\n        discard(reason)\n\n"
+        "      {:error, :suppressed, reason} ->\n        suppress(reason)\n\n      {:error, :timeout, _} ->\n"
+        "        # ... unchanged ...\n    end\n"
+    )
+    expected = original.replace(
+        "      {:error, :timeout, _} ->",
+        "      {:error, :suppressed, reason} ->\n        suppress(reason)\n\n      {:error, :timeout, _} ->",
+    )
+    # before: each `{...} ->` line was read as the `{` of a block continuing the clause above
+    assert merged(original, snippet, language="elixir") == expected
+
+
 READ_CONF = (
     "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
     "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
