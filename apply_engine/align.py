@@ -153,6 +153,8 @@ LOGICAL = re.compile(r"\s+(\|\||&&|and|or)\s+")  # between a condition's operand
 PARAMETER = r"(?:^|[(,*&]|\.\.\.|[\w\]]\s|(?<!-)>\s)\s*{}\s*(?:[:,)=?]|\s[\w*&\[(]|$)"
 BARE_USE = r"(?<![\w$.])(?<!->)(?<!::){}(?![\w$])"
 MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (see `renamed_key`)
+ARM = re.compile(r"^(case\b.*:|.*(=>|->) ?\{?)$")  # `case .a:`, `Some(n) => {`, `{:ok, v} ->`
+ARM_GUARD = re.compile(r"^(?P<pattern>.+?) (if|where|when) .+?(?P<arrow> ?(=>|->) ?\{?|:)$")
 ELEMENTS = re.compile(r"(\w+, )+\w+,?")  # a row of a list of names: `COMMA, DOT, COLON,`
 NAME_LIST = re.compile(r"\w+")
 MIN_ROW_NAMES = 2
@@ -831,8 +833,11 @@ class Aligner:
         def operands_added(s: int, o: int) -> bool:
             return self.operands_added(s_items[s], o_items[o])
 
-        def was_renamed(s: int, o: int) -> bool:  # an original not paired yet, its name gone
-            return o not in {paired for _, paired in pairs} and self.renamed(o_items[o])
+        def not_paired(s: int, o: int) -> bool:  # an original not paired yet
+            return o not in {paired for _, paired in pairs}
+
+        def was_renamed(s: int, o: int) -> bool:  # ... its name gone
+            return not_paired(s, o) and self.renamed(o_items[o])
 
         def renamed_where_called(s: int, o: int) -> bool:  # ... and its calls, shown renamed too
             return was_renamed(s, o) and self.called_elsewhere(s_items[s], o_items[o])
@@ -849,6 +854,7 @@ class Aligner:
             (self.elided_condition_of, extended),  # the same over a body all elided
             (self.first_operand_of, operands_added),  # a condition with an operand more or less
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
+            (self.unguarded_arm_of, not_paired),  # a match arm, a guard added or dropped
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
             (self.renamed_head_of, renamed_if_called),
             (self.renamed_header_of, renamed_where_called),
@@ -1055,6 +1061,16 @@ class Aligner:
         else:
             return None
         return None if COMMENT.match(line) else f"D{line}"
+
+    @staticmethod
+    def unguarded_arm_of(side: Side, item: Item) -> str | None:
+        """A match arm's header without its guard: `Event::Paste(text) => {` for `Event::Paste(text)
+        if !text.is_empty() => {`, `case .tick:` for `case .tick where playing:`."""
+        header = side.normalized[item.header]
+        guarded = ARM_GUARD.match(header)
+        if guarded is not None:
+            return guarded["pattern"] + guarded["arrow"]
+        return header if ARM.match(header) else None
 
     @staticmethod
     def assigned_call_of(side: Side, item: Item) -> str | None:

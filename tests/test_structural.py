@@ -3469,6 +3469,37 @@ def test_clauses_matching_tuples_are_items_of_their_own() -> None:
     assert merged(original, snippet, language="elixir") == expected
 
 
+MATCH_EVENT = (
+    "fn handle(&mut self, event: Event) -> Action {\n    match event {\n        Event::Key(k) => self.key(k),\n"
+    "        Event::Paste(text) => {\n            self.buffer.insert_str(&text);\n            Action::Redraw\n        }\n"
+    "        Event::Resize(w, h) => self.resize(w, h),\n        _ => Action::None,\n    }\n}\n"
+)
+
+
+def test_a_match_arm_shown_with_a_guard_added_edits_that_arm() -> None:
+    snippet = (
+        "fn handle(&mut self, event: Event) -> Action {\n    match event {\n        // ... key events ...\n"
+        "        Event::Paste(text) if !text.is_empty() => {\n            self.buffer.insert_str(&text);\n"
+        "            Action::Redraw\n        }\n        // ... other arms ...\n    }\n}\n"
+    )
+    # before: a new arm between two markers, placed by nothing
+    expected = MATCH_EVENT.replace("Event::Paste(text) =>", "Event::Paste(text) if !text.is_empty() =>")
+    assert merged(MATCH_EVENT, snippet, language="rust") == expected
+
+
+def test_a_new_guarded_arm_above_its_unguarded_one_shown_too_is_new() -> None:
+    snippet = (
+        "fn handle(&mut self, event: Event) -> Action {\n    match event {\n        Event::Key(k) => self.key(k),\n"
+        "        Event::Paste(text) if text.is_empty() => Action::None,\n        Event::Paste(text) => {\n"
+        "            self.buffer.insert_str(&text);\n            Action::Redraw\n        }\n        // ... other arms ...\n    }\n}\n"
+    )
+    expected = MATCH_EVENT.replace(
+        "        Event::Paste(text) => {",
+        "        Event::Paste(text) if text.is_empty() => Action::None,\n        Event::Paste(text) => {",
+    )
+    assert merged(MATCH_EVENT, snippet, language="rust") == expected
+
+
 READ_CONF = (
     "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
     "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
