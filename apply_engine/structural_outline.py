@@ -22,6 +22,8 @@ CONTINUATION = re.compile(
 )
 # a switch's label, which gofmt and many C styles write as deep as the `switch` (no Scala `case x: T =>`)
 SWITCH_LABEL = re.compile(r"^(case\b.*|default\s*):(?!.*=>)")
+# languages whose blocks never open with a `{` line (there it starts a hash or a dict literal)
+NO_BRACE_BLOCKS = frozenset({"python", "ruby", "elixir", "lua", "yaml", "toml", "starlark"})
 ENDS_ELEMENT = re.compile(r"(,|[^=]>)\s*$")  # `},`, a JSX element: the `{` below starts the next
 RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card:hover {`
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
@@ -350,9 +352,11 @@ class Outliner:
         markers: set[int],
         removals: set[int],
         prefix: re.Pattern[str],
+        brace_blocks: bool = True,
     ) -> None:
         self.removals = removals
         self.prefix = prefix
+        self.brace_blocks = brace_blocks  # whether a `{` line may open the block of the line above
         self.lines = lines
         self.columns = columns
         self.markers = markers
@@ -402,12 +406,15 @@ class Outliner:
 
     def starts_anew(self, i: int, j: int, text: str) -> bool:
         """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX
-        element (the next element or child, not the block of `if (x)`), a clause `{:ok, v} ->`, `.PHONY:` or `.chained()`
+        element (the next element or child, not the block of `if (x)`), a clause `{:ok, v} ->`, any `{`
+        in a language without brace blocks (a Ruby hash below `response = post(url)`), `.PHONY:` or `.chained()`
         after a blank line, or `.chained()` after the chain's first step at item `i` (each step of
         `.id(id)`, `.name(name)` is an item of its own, found by its name)."""
         if text[0] == "{":  # (a clause matching a tuple, `{:error, reason} ->`, is no block's `{`)
             return (
-                text.endswith(("->", "=>")) or ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
+                not self.brace_blocks
+                or text.endswith(("->", "=>"))
+                or ENDS_ELEMENT.search(self.lines[self.last_shown[j]]) is not None
             )
         if text[0] == ".":
             chained = self.lines[i].lstrip().startswith(".")
@@ -495,4 +502,5 @@ def outline(
 ) -> list[Item]:
     prefix = SIGIL_PREFIX if language in SIGIL_LANGUAGES else PREFIX
     prefix = DOCSTRING_PREFIX if language in DOCSTRING_LANGUAGES else prefix
-    return Outliner(lines, columns, markers, set(removals), prefix).items(0, len(lines))
+    brace_blocks = language not in NO_BRACE_BLOCKS
+    return Outliner(lines, columns, markers, set(removals), prefix, brace_blocks).items(0, len(lines))

@@ -3500,6 +3500,20 @@ def test_a_new_guarded_arm_above_its_unguarded_one_shown_too_is_new() -> None:
     assert merged(MATCH_EVENT, snippet, language="rust") == expected
 
 
+def test_a_ruby_hash_on_the_lines_below_an_edited_call_is_no_block_of_that_call() -> None:
+    original = (
+        'def create_label(id)\n  body = { id: id }\n  response = post("/labels", body)\n  {\n'
+        '    tracking: response.fetch("tracking"),\n    url: response.fetch("url"),\n  }\nend\n'
+    )
+    snippet = (
+        'def create_label(id)\n  body = { id: id }\n  response = instrument("label") { post("/labels", body) }\n'
+        "  # ... existing code ...\nend\n"
+    )
+    expected = original.replace('post("/labels", body)', 'instrument("label") { post("/labels", body) }')
+    # before: the `{` line was read as opening a block of the call's line, so the edit replaced the hash
+    assert merged(original, snippet, language="ruby") == expected
+
+
 READ_CONF = (
     "def read_conf(path):\n    conf = {}\n    for line in open(path):\n        key, _, val = line.partition('=')\n"
     "        if key == 'INDENT':\n            conf['indent'] = int(val)\n"
