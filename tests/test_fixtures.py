@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 41 blind sets of everyday edits: 68.4% blind, 84.2% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 45 blind sets of everyday edits: 69.4% blind, 85.3% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -129,7 +129,11 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG: dict[str, str] = {}
+KNOWN_WRONG: dict[str, str] = {
+    "everyday/s44-05-python-inventory-async": "sync close/__enter__/__exit__ kept beside the async methods that replace them",
+    "everyday/s44-06-python-backup-timeout-param": "a try shown with one except clause loses the original's second clause",
+    "everyday/s44-07-python-poplib-print-to-logging": "a comment above an elided method is deleted with the hunk above it",
+}
 
 
 @pytest.mark.parametrize(
