@@ -156,7 +156,6 @@ MIN_RENAMED_VALUE = 10  # letters and digits of a call shown under another key (
 ARM = re.compile(r"^(case\b.*:|.*(=>|->) ?\{?)$")  # `case .a:`, `Some(n) => {`, `{:ok, v} ->`
 ARM_GUARD = re.compile(r"^(?P<pattern>.+?) (if|where|when) .+?(?P<arrow> ?(=>|->) ?\{?|:)$")
 ELEMENTS = re.compile(r"(\w+, )+\w+,?")  # a row of a list of names: `COMMA, DOT, COLON,`
-NAME_LIST = re.compile(r"\w+")
 MIN_ROW_NAMES = 2
 KEYWORD_ARGUMENT = re.compile(r"(?<![\w.=!<>:])(\w+)\s*=(?!=)")  # `workers=`, not `a == b` or `x.y = 1`
 STATEMENT_CALL = re.compile(
@@ -449,7 +448,8 @@ def tests_another_name(line: str, other: str) -> bool:
 
 
 def stem(word: str) -> str:
-    """A word without its plural or adjective ending: `dependencies`, `dependency` -> `dependenc`."""
+    """A word without a plural `s`/`ies` or a final `y`, so both forms meet: `dependencies`,
+    `dependency` -> `dependenc`."""
     return word[:-3] if word.endswith("ies") else word[:-1] if word.endswith(("s", "y")) else word
 
 
@@ -492,7 +492,7 @@ def elements_added(line: str, original: str) -> bool:
     new, old = ELEMENTS.fullmatch(line), ELEMENTS.fullmatch(original)
     if new is None or old is None:
         return False
-    names, kept = iter(NAME_LIST.findall(line)), NAME_LIST.findall(original)
+    names, kept = iter(line.rstrip(",").split(", ")), original.rstrip(",").split(", ")
     return len(kept) >= MIN_ROW_NAMES and len(line) > len(original) and all(name in names for name in kept)
 
 
