@@ -123,6 +123,8 @@ BLOCK_UNSURE_SIMILARITY = 0.6
 # line has this many letters and digits (see Aligner.condition_body_of)
 CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "until"})
 CONDITIONS_START = tuple(CONDITIONS)
+HANDLERS = frozenset({"except", "catch", "rescue"})  # ... and so is a clause under these
+HANDLERS_START = tuple(HANDLERS)
 STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one line
 DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
 MIN_DISTINCT_WORD = 4  # letters of the part where two quoted values differ, to be a word of its own
@@ -825,7 +827,7 @@ class Aligner:
         unpaired = [s for s in s_range if s not in {paired for paired, _ in pairs}]
 
         def edited(s: int, o: int) -> bool:
-            return self.edited_condition(s_items[s], o_items[o])
+            return self.edited_condition(s_items[s], o_items[o]) or self.catches_more(s_items[s], o_items[o])
 
         def extended(s: int, o: int) -> bool:
             return self.edited_condition(s_items[s], o_items[o], extended=True)
@@ -1087,11 +1089,11 @@ class Aligner:
         short to tell (`continue`, `return nil`) before a marker or the block's end."""
         if not item.children:
             return None
-        header = side.normalized[item.header]
-        if not header.startswith(CONDITIONS_START):
+        header = side.normalized[item.header].lstrip("} ")  # `} catch (e) {`
+        if not header.startswith((*CONDITIONS_START, *HANDLERS_START)):
             return None  # the common case
         word = FIRST_WORD_END.split(header, maxsplit=1)[0]
-        if word not in CONDITIONS:
+        if word not in CONDITIONS | HANDLERS:
             return None
         first: list[str] = []
         told = 0
@@ -1158,6 +1160,15 @@ class Aligner:
         assert name is not None
         used = whole_word(name.group())
         return not any(used.search(line) for line in self.snippet.lines)
+
+    def catches_more(self, s_item: Item, o_item: Item) -> bool:
+        """A handler that names all the original's do and more (`except OSError as exc:` ->
+        `except (OSError, TimeoutError) as exc:`)."""
+        s_header = self.snippet.normalized[s_item.header].lstrip("} ")
+        o_header = self.original.normalized[o_item.header].lstrip("} ")
+        if not o_header.startswith(HANDLERS_START):
+            return False
+        return set(NAME.findall(o_header)) < set(NAME.findall(s_header))
 
     def edited_condition(self, s_item: Item, o_item: Item, extended: bool = False) -> bool:
         """A condition much like the original's, or with an operand more or less, over the same
@@ -3368,6 +3379,9 @@ class Aligner:
         # cut off in it, or in the block around whose closer it leads to (`}: Props) {` of a
         # signature over several lines, the function's `});` below)
         cut = open_end and (o_item.closer or cut) and not s_item.closer and self.ends_snippet(s_item)
+        # its clauses shown, the rest of the chain elided (`except ValueError:` edited, a marker
+        # below): the original's clauses after the last one shown are kept
+        tail_elided = tail_elided or (chain_elided and bool(self.clauses(self.snippet, s_item)))
         inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided, cut)
         if inner is None or self.renamed_yet_kept(o_item, s_item, o_close, s_close, inner):
             return None

@@ -5546,3 +5546,52 @@ def test_a_declaration_shown_under_a_new_name_is_no_rename_of_one_still_called()
         "launch {\n            _state.value = UiState.Loading\n            fetch",
     )
     assert merged(uncalled, snippet, language="kotlin") == expected
+
+
+BACKUP_LOOP = (
+    "def main(dbs):\n    failures = 0\n    for db in dbs:\n        try:\n            dump = dump_database(db)\n"
+    "            upload(dump)\n        except subprocess.CalledProcessError as exc:\n"
+    '            log.error("backup of %s failed: %s", db, exc)\n            failures += 1\n'
+    '        except RuntimeError as exc:\n            log.error("%s", exc)\n            failures += 1\n'
+    "    return failures\n\n\ndef prune(days):\n    return cleanup(days)\n"
+)
+BACKUP_LOOP_EDIT = (
+    "# ... existing code ...\n    for db in dbs:\n        try:\n            dump = dump_database(db, timeout)\n"
+    "            upload(dump)\n        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:\n"
+    '            log.error("backup of %s failed: %s", db, exc)\n            failures += 1\n'
+)
+BACKUP_LOOP_EDITED = BACKUP_LOOP.replace("dump_database(db)", "dump_database(db, timeout)").replace(
+    "except subprocess.CalledProcessError as exc:",
+    "except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:",
+)
+
+
+def test_a_handler_shown_catching_more_edits_its_clause_and_keeps_the_next() -> None:
+    snippet = BACKUP_LOOP_EDIT + "# ... rest unchanged ...\n"
+    # before: the edited `except` was new, replacing both of the original's
+    assert merged(BACKUP_LOOP, snippet, language="python") == BACKUP_LOOP_EDITED
+
+
+def test_clauses_after_the_last_one_shown_stay_when_a_marker_outside_follows() -> None:
+    snippet = BACKUP_LOOP_EDIT + (
+        "# ... existing code ...\n\n\ndef prune(days):\n    return cleanup(days, dry_run=False)\n"
+    )
+    expected = BACKUP_LOOP_EDITED.replace("cleanup(days)", "cleanup(days, dry_run=False)")
+    assert merged(BACKUP_LOOP, snippet, language="python") == expected
+
+
+def test_a_catch_shown_with_a_type_added_edits_that_catch() -> None:
+    original = (
+        "class Fetcher {\n    byte[] fetch(URI uri) {\n        try {\n            return client.get(uri);\n"
+        '        } catch (IOException e) {\n            log.warn("fetch of {} failed", uri, e);\n'
+        "            return null;\n        } catch (IllegalStateException e) {\n"
+        "            throw new FetchError(uri, e);\n        }\n    }\n\n    void close() {\n"
+        "        client.close();\n    }\n}\n"
+    )
+    snippet = (
+        "class Fetcher {\n    byte[] fetch(URI uri) {\n        try {\n            return client.get(uri);\n"
+        '        } catch (IOException | TimeoutException e) {\n            log.warn("fetch of {} failed", uri, e);\n'
+        "            return null;\n        // ... other handlers ...\n    }\n    // ... rest unchanged ...\n}\n"
+    )
+    expected = original.replace("catch (IOException e)", "catch (IOException | TimeoutException e)")
+    assert merged(original, snippet, language="java") == expected
