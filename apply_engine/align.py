@@ -1290,7 +1290,12 @@ class Aligner:
             # (closed up: shown from the end of one anchor, its last line code, to the next)
             closed_up = sa >= 0 and sb < len(s_items) and edge is None and not self.ends_open(s_items[sa])
             o_gap = o_items[oa + 1 : ob]
-            if not s_gap and sa >= 0 and edge is None and self.marker_spans(s_items[sa], o_gap):
+            if (
+                not s_gap
+                and sa >= 0
+                and edge is None
+                and (self.marker_spans(s_items[sa], o_gap) or self.comments_after_marker(s_items[sa], o_gap))
+            ):
                 gap = [Copy(o_gap[0].lead, o_gap[-1].end)]
             else:
                 gap = self.gap(o_gap, s_gap, reindent, edge, spacing, base, closed_up)
@@ -3588,6 +3593,14 @@ class Aligner:
         return all(
             said & {stem(word.lower()) for word in NAMING_WORD.findall(self.original.normalized[item.header])}
             for item in o_gap
+        )
+
+    def comments_after_marker(self, s_item: Item, o_gap: list[Item]) -> bool:
+        """A block whose last line shown is a marker deep inside it, the next item shown right
+        below it, nothing but comments between them in the original (`# Internal: get a response
+        ...` above `def _getresp(self):`): the snippet left them out, it did not delete them."""
+        return (
+            bool(o_gap) and self.ends_open(s_item) and all(self.original.is_comment(item) for item in o_gap)
         )
 
     def ends_in_marker(self, item: Item) -> bool:

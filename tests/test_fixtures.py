@@ -131,7 +131,6 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 # fixed, the case fails here until it is taken off this list.
 KNOWN_WRONG: dict[str, str] = {
     "everyday/s44-05-python-inventory-async": "sync close/__enter__/__exit__ kept beside the async methods that replace them",
-    "everyday/s44-07-python-poplib-print-to-logging": "a comment above an elided method is deleted with the hunk above it",
 }
 
 

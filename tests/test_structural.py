@@ -5595,3 +5595,25 @@ def test_a_catch_shown_with_a_type_added_edits_that_catch() -> None:
     )
     expected = original.replace("catch (IOException e)", "catch (IOException | TimeoutException e)")
     assert merged(original, snippet, language="java") == expected
+
+
+def test_comments_between_a_block_ending_in_a_marker_and_the_next_item_stay() -> None:
+    original = (
+        "class Client:\n    def _getline(self):\n        line = self.file.readline()\n"
+        "        if self._debugging: print('*get*', line)\n        if not line:\n            raise EOFError\n"
+        "        return line.rstrip()\n\n"
+        "    # Internal: get a response from the server.\n    # Raise error_proto unless it starts with '+'.\n\n"
+        "    def _getresp(self):\n        resp = self._getline()\n"
+        "        if self._debugging: print('*resp*', resp)\n        return resp\n"
+    )
+    snippet = (
+        "class Client:\n    def _getline(self):\n        line = self.file.readline()\n"
+        "        _log.debug('*get* %r', line)\n        if not line:\n            raise EOFError\n"
+        "        # ... rest of _getline unchanged ...\n\n"
+        "    def _getresp(self):\n        resp = self._getline()\n        _log.debug('*resp* %r', resp)\n"
+        "        return resp\n"
+    )
+    expected = original.replace("if self._debugging: print('*get*', line)", "_log.debug('*get* %r', line)")
+    expected = expected.replace("if self._debugging: print('*resp*', resp)", "_log.debug('*resp* %r', resp)")
+    # before: the two comment lines were deleted, as if the snippet had closed up around them
+    assert merged(original, snippet, language="python") == expected
