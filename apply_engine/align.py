@@ -1861,6 +1861,11 @@ class Aligner:
             # `from .throttle import RateLimiter`, `# ... existing code ...`): they join the original's
             new_first, middle = middle, []
             slot = self.import_slot(new_first, kept)
+        if closed_up and new_first and not (head or before or tail or parts[-1]) and len(parts) == 2:
+            named = self.named_below(kept, markers[-1], new_first)
+            if named is not None:  # the new code replaces the items above those the marker names
+                elided = [Copy(item.lead, item.end) for item in kept[named:]]
+                return self.replace(kept[:named], new_first, [*self.inserts(new_first, reindent), *elided])
         free = [new_first, *parts[1:-1], new_last]  # new code placed by no anchor of its own
         runs = self.wrapped_runs(kept[slot:], free) if kept else [range(0)] * len(free)
         if runs is None:
@@ -1974,6 +1979,31 @@ class Aligner:
             at = run.stop
         return ops + [Copy(item.lead, item.end) for item in kept[at:]]
 
+    def declared_name(self, item: Item) -> str | None:
+        """The name an original item declares, lowercased (`def _check(self, resp):`: _check)."""
+        declared = NAME.findall(self.original.key(item)) if not item.marker else []
+        return declared[-1].lower() if declared else None
+
+    def named_below(self, kept: list[Item], marker: Item, new: list[Item]) -> int | None:
+        """New code right below an anchor, then a marker that names the last of the elided items
+        (`async def aclose`, `async def __aenter__`, ..., `# ... _check unchanged ...`, where `def
+        close`, `def __enter__`, ... and `def _check` stand): the marker stands for those it names
+        and no more, so when each item above them has its counterpart in the new code, a name
+        in the other's, the new code takes their place. Where the items it names start, or None."""
+        said = naming_words(self.snippet.lines[marker.start])
+        names = [self.declared_name(item) for item in kept]
+        first = next((k for k, name in enumerate(names) if name in said), None)
+        if not first or not all(name in said for name in names[first:]):
+            return None
+        new_names = {
+            NAME.findall(self.snippet.key(item))[-1].lower().strip("_") for item in new if not item.marker
+        }
+        for name in names[:first]:
+            bare = name.strip("_") if name else ""
+            if not bare or not any(bare in other or other in bare for other in new_names if other):
+                return None
+        return first
+
     def split_by_names(self, kept: list[Item], above: Item, below: Item) -> int | None:
         """Where new code between two markers goes among the elided `kept` items when the markers
         name them (`// ... register() and updateEmail() ...`, the new method, `// ... search()
@@ -1983,8 +2013,7 @@ class Aligner:
         said_below = naming_words(self.snippet.lines[below.start])
         named_above, named_below = [], []
         for k, item in enumerate(kept):
-            declared = NAME.findall(self.original.key(item)) if not item.marker else []
-            name = declared[-1].lower() if declared else None
+            name = self.declared_name(item)
             if name in said_above:
                 named_above.append(k)
             if name in said_below:

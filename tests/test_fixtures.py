@@ -129,9 +129,7 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG: dict[str, str] = {
-    "everyday/s44-05-python-inventory-async": "sync close/__enter__/__exit__ kept beside the async methods that replace them",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -5617,3 +5617,46 @@ def test_comments_between_a_block_ending_in_a_marker_and_the_next_item_stay() ->
     expected = expected.replace("if self._debugging: print('*resp*', resp)", "_log.debug('*resp* %r', resp)")
     # before: the two comment lines were deleted, as if the snippet had closed up around them
     assert merged(original, snippet, language="python") == expected
+
+
+CLIENT_SYNC = (
+    "class Client:\n    def __init__(self, url):\n        self._http = httpx.Client(base_url=url)\n\n"
+    "    def close(self):\n        self._http.close()\n\n    def __enter__(self):\n        return self\n\n"
+    "    def __exit__(self, *exc):\n        self.close()\n\n    def _check(self, resp):\n"
+    "        resp.raise_for_status()\n        return resp.json()\n\n    def get(self, key):\n"
+    "        return self._check(self._http.get(key))\n"
+)
+
+
+def test_new_code_above_a_marker_naming_the_rest_replaces_its_counterparts() -> None:
+    snippet = (
+        "class Client:\n    def __init__(self, url):\n        self._http = httpx.AsyncClient(base_url=url)\n\n"
+        "    async def aclose(self):\n        await self._http.aclose()\n\n"
+        "    async def __aenter__(self):\n        return self\n\n    async def __aexit__(self, *exc):\n"
+        "        await self.aclose()\n\n    # ... _check unchanged ...\n\n    async def get(self, key):\n"
+        "        return self._check(await self._http.get(key))\n"
+    )
+    expected = (
+        "class Client:\n    def __init__(self, url):\n        self._http = httpx.AsyncClient(base_url=url)\n\n"
+        "    async def aclose(self):\n        await self._http.aclose()\n\n"
+        "    async def __aenter__(self):\n        return self\n\n    async def __aexit__(self, *exc):\n"
+        "        await self.aclose()\n\n    def _check(self, resp):\n        resp.raise_for_status()\n"
+        "        return resp.json()\n\n    async def get(self, key):\n"
+        "        return self._check(await self._http.get(key))\n"
+    )
+    # before: the sync close/__enter__/__exit__ stayed beside their async counterparts
+    assert merged(CLIENT_SYNC, snippet, language="python") == expected
+
+
+def test_new_code_above_a_marker_naming_the_rest_leaves_unlike_items_be() -> None:
+    snippet = (
+        "class Client:\n    def __init__(self, url):\n        self._http = httpx.Client(base_url=url)\n\n"
+        "    def ping(self):\n        return self._http.get('/ping').is_success\n\n"
+        "    # ... _check unchanged ...\n\n    def get(self, key):\n"
+        "        return self._check(self._http.get(key, timeout=5))\n"
+    )
+    expected = CLIENT_SYNC.replace(
+        "    def close(self):",
+        "    def ping(self):\n        return self._http.get('/ping').is_success\n\n    def close(self):",
+    ).replace("self._http.get(key)", "self._http.get(key, timeout=5)")
+    assert merged(CLIENT_SYNC, snippet, language="python") == expected
