@@ -2520,6 +2520,8 @@ class Aligner:
             place = self.first_telling_place(k for item in shown for k in range(item.start, item.end))
             best = [item for item in best if place is not None and item.start < place < item.end] or best
         if len(best) > 1:
+            best = self.holding_lines_once(best, shown)
+        if len(best) > 1:
             self.fail("several_candidates", f"{len(best)} places in the original match the snippet")
         elif best and not exact[best[0].header] and any(exact.values()):
             # it holds the snippet's keys only (`font-size:`), another block its lines themselves
@@ -2551,6 +2553,39 @@ class Aligner:
         ]
         most = max(counts)
         return [item for item, count in zip(candidates, counts, strict=True) if count == most]
+
+    def holding_lines_once(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
+        """Of tied blocks (two `match self {`, two tests' `cart.add(`), the one that holds each line
+        shown that the original has once and that is long enough to tell (the arm shown beside
+        the edited one), each where the snippet shows it: under the same header, or right in that
+        block when shown at the top of the snippet's code (two lines at least, then). All of them
+        when no such lines are shown, or one stands elsewhere (a line copied into a look-alike)."""
+        places = []
+        for item in shown:
+            for k in range(item.start, item.end):
+                line = self.snippet.normalized[k]
+                found = self.original.where(line)
+                if k not in self.snippet.markers and letters(line) >= MIN_INNER_LETTERS and len(found) == 1:
+                    places.append((k, found[0]))
+        if len(places) < 2 and not (places and len(descent(shown, places[0][0])) > 1):
+            return candidates  # one line alone at the top tells too little: it may be a new copy
+        holding = [
+            block
+            for block in candidates
+            if all(self.same_parent(shown, k, block, place) for k, place in places)
+        ]
+        return holding if len(holding) == 1 else candidates
+
+    def same_parent(self, shown: list[Item], k: int, block: Item, place: int) -> bool:
+        """Whether original line `place`, inside `block`, stands under the header snippet line `k`
+        stands under, or right in `block` when `k` stands at the top of the snippet's code."""
+        if not block.start < place < block.end:
+            return False
+        s_chain, o_chain = descent(shown, k), descent(block.children, place)
+        if len(s_chain) < 2:
+            return len(o_chain) == 1
+        o_parent = o_chain[-2] if len(o_chain) > 1 else block
+        return self.snippet.normalized[s_chain[-2].header] == self.original.normalized[o_parent.header]
 
     def most_shown(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
         """Of blocks tied on the snippet's items (two CI jobs' `steps:`), the one that holds twice

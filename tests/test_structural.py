@@ -5660,3 +5660,50 @@ def test_new_code_above_a_marker_naming_the_rest_leaves_unlike_items_be() -> Non
         "    def ping(self):\n        return self._http.get('/ping').is_success\n\n    def close(self):",
     ).replace("self._http.get(key)", "self._http.get(key, timeout=5)")
     assert merged(CLIENT_SYNC, snippet, language="python") == expected
+
+
+CART_TESTS = (
+    "describe('Cart', () => {\n  it('starts empty', () => {\n    const cart = new Cart();\n"
+    "    expect(cart.total()).toBe(0);\n  });\n\n  it('sums line totals', () => {\n    const cart = new Cart();\n"
+    "    cart.add({ sku: 'A1', price: 250, qty: 2 });\n    cart.add({ sku: 'B2', price: 1000, qty: 1 });\n"
+    "    console.log(cart.items);\n    expect(cart.total()).toBe(1500);\n  });\n\n  it('merges skus', () => {\n"
+    "    const cart = new Cart();\n    cart.add({ sku: 'A1', price: 250, qty: 1 });\n"
+    "    cart.add({ sku: 'A1', price: 250, qty: 3 });\n    expect(cart.total()).toBe(1000);\n  });\n});\n"
+)
+
+
+def test_lines_the_original_has_once_pick_the_block_among_look_alikes() -> None:
+    snippet = (
+        "// ... existing code ...\n    cart.add({ sku: 'B2', price: 1000, qty: 1 });\n"
+        "    expect(cart.total()).toBe(1500);\n// ... existing code ...\n"
+    )
+    # before: three tests hold `cart.add(` and `expect(`: several candidates
+    assert merged(CART_TESTS, snippet, language="typescript") == CART_TESTS.replace(
+        "    console.log(cart.items);\n", ""
+    )
+
+
+def test_one_line_the_original_has_once_does_not_pick_a_block_alone() -> None:
+    snippet = (
+        "// ... existing code ...\n    const cart = new Cart();\n    cart.add({ sku: 'B2', price: 1000, qty: 1 });\n"
+        "    cart.clear();\n// ... existing code ...\n"
+    )
+    ambiguous(CART_TESTS, snippet, language="typescript")
+
+
+def test_a_line_once_under_the_same_header_picks_the_block_among_look_alikes() -> None:
+    original = (
+        "impl fmt::Display for ConfigError {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n"
+        '        match self {\n            ConfigError::Missing(key) => write!(f, "missing key `{key}`"),\n'
+        '            ConfigError::Io(err) => write!(f, "could not read config: {err}"),\n        }\n    }\n}\n\n'
+        "impl std::error::Error for ConfigError {\n    fn source(&self) -> Option<&(dyn Error + 'static)> {\n"
+        "        match self {\n            ConfigError::Io(err) => Some(err),\n            _ => None,\n        }\n"
+        "    }\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n        match self {\n"
+        '            ConfigError::MissingKey(key) => write!(f, "missing key `{key}`"),\n'
+        '            ConfigError::Io(err) => write!(f, "could not read config: {err}"),\n// ... existing code ...\n'
+    )
+    expected = original.replace("ConfigError::Missing(key)", "ConfigError::MissingKey(key)")
+    assert merged(original, snippet, language="rust") == expected
