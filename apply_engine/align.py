@@ -2830,6 +2830,12 @@ class Aligner:
         if key != s_header:
             # the same call on other text (`log.info("rendering")`), or a like-named call on much the
             # same arguments (`std::shuffle` for `std::random_shuffle`): an edit, or a new line?
+            if (
+                key != o_key
+                and self.renamed_key(key, o_key, s_item, o_item)
+                and self.renamed_in_use(s_item, o_item)
+            ):
+                return True  # renamed where it is used too: an edit
             if key != o_key and (
                 self.same_call_on_text(key, o_key, s_item, o_item)
                 or self.same_arguments(key, o_key, s_item, o_item)
@@ -2965,6 +2971,23 @@ class Aligner:
             and "(" in value
             and letters(value) >= MIN_RENAMED_VALUE
         )
+
+    def renamed_in_use(self, s_item: Item, o_item: Item) -> bool:
+        """The snippet shows a line of the original that uses the original's name, with the new
+        name in its place (`"poll": POLL_INTERVAL_SECONDS,` for `"poll": POLL_SECS,`): renamed."""
+        name, o_name = (
+            DECLARED_NAME.search(self.snippet.key(s_item)),
+            DECLARED_NAME.search(self.original.key(o_item)),
+        )
+        if name is None or o_name is None:
+            return False
+        old = whole_word(o_name.group())
+        uses = {
+            old.sub(name.group(), line)
+            for k, line in enumerate(self.original.normalized)
+            if k != o_item.header and old.search(line)
+        }
+        return any(line in uses for k, line in enumerate(self.snippet.normalized) if k != s_item.header)
 
     @staticmethod
     def same_call_on_text(key: str, o_key: str, s_item: Item, o_item: Item) -> bool:

@@ -5707,3 +5707,30 @@ def test_a_line_once_under_the_same_header_picks_the_block_among_look_alikes() -
     )
     expected = original.replace("ConfigError::Missing(key)", "ConfigError::MissingKey(key)")
     assert merged(original, snippet, language="rust") == expected
+
+
+SETTINGS = (
+    'import os\n\nBATCH_SIZE = int(os.environ.get("INGEST_BATCH_SIZE", "200"))\n'
+    'POLL_SECS = float(os.environ.get("INGEST_POLL_SECS", "2.5"))\n\nDATA_DIR = "data"\n\n\n'
+    'def worker_options():\n    return {\n        "batch_size": BATCH_SIZE,\n        "poll": POLL_SECS,\n'
+    '        "data": DATA_DIR,\n    }\n'
+)
+
+
+def test_a_constant_renamed_where_it_is_used_too_is_an_edit() -> None:
+    snippet = (
+        '# ... existing code ...\nBATCH_SIZE = int(os.environ.get("INGEST_BATCH_SIZE", "200"))\n'
+        'POLL_INTERVAL = float(os.environ.get("INGEST_POLL_SECS", "2.5"))\n# ... existing code ...\n'
+        '        "batch_size": BATCH_SIZE,\n        "poll": POLL_INTERVAL,\n# ... existing code ...\n'
+    )
+    # before: a new constant beside POLL_SECS, or POLL_SECS renamed? Ambiguous
+    expected = SETTINGS.replace("POLL_SECS =", "POLL_INTERVAL =").replace(": POLL_SECS", ": POLL_INTERVAL")
+    assert merged(SETTINGS, snippet, language="python") == expected
+
+
+def test_a_constant_under_a_new_name_used_nowhere_shown_may_be_a_copy() -> None:
+    snippet = (
+        '# ... existing code ...\nBATCH_SIZE = int(os.environ.get("INGEST_BATCH_SIZE", "200"))\n'
+        'POLL_INTERVAL = float(os.environ.get("INGEST_POLL_SECS", "2.5"))\n# ... existing code ...\n'
+    )
+    ambiguous(SETTINGS, snippet, language="python")
