@@ -3030,10 +3030,15 @@ class Aligner:
 
     def shows_prefix_tail(self, s_item: Item, o_item: Item) -> bool:
         """The snippet shows the last lines of the original's comment above the item, below a
-        marker that elides its first lines."""
+        marker that elides its first lines (not below code: there the lines left out are deleted)."""
         shown = self.snippet.normalized[s_item.start : s_item.header]
         prefix = self.original.normalized[o_item.start : o_item.header]
-        return len(shown) < len(prefix) and prefix[len(prefix) - len(shown) :] == shown
+        above = self.nonblank_above(self.snippet, s_item.start)
+        return (
+            len(shown) < len(prefix)
+            and prefix[len(prefix) - len(shown) :] == shown
+            and (above is None or above in self.snippet.markers)
+        )
 
     def prefix(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op] | None:
         """The snippet's decorators and comments above an item. A marker among them (a

@@ -5734,3 +5734,22 @@ def test_a_constant_under_a_new_name_used_nowhere_shown_may_be_a_copy() -> None:
         'POLL_INTERVAL = float(os.environ.get("INGEST_POLL_SECS", "2.5"))\n# ... existing code ...\n'
     )
     ambiguous(SETTINGS, snippet, language="python")
+
+
+def test_a_decorator_left_out_below_shown_code_is_deleted() -> None:
+    original = (
+        "@base.Hidden\n@base.ReleaseTracks(base.ReleaseTrack.GA)\nclass Peer(base.Command):\n"
+        "    def Run(self, args):\n        volume = client.Peer(args.name)\n        return volume\n\n\n"
+        "@base.Hidden\n@base.ReleaseTracks(base.ReleaseTrack.BETA)\nclass PeerBeta(Peer):\n"
+        '    """Peer, in beta."""\n'
+    )
+    snippet = (
+        "# ... existing code ...\n        volume = client.Peer(args.name)\n        return volume\n\n\n"
+        '@base.ReleaseTracks(base.ReleaseTrack.BETA)\nclass PeerBeta(Peer):\n    """Peer, in beta."""\n'
+    )
+    expected = original.replace(
+        "@base.Hidden\n@base.ReleaseTracks(base.ReleaseTrack.BETA)",
+        "@base.ReleaseTracks(base.ReleaseTrack.BETA)",
+    )
+    # before: shown below code, the decorator left out was taken for elided by a marker
+    assert merged(original, snippet, language="python") == expected
