@@ -66,7 +66,8 @@ DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known
 # `const { a, b } = slice.actions;`, `let [count, setCount] = ...`: known by the first name it binds
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
 INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
-ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?::(?!:)|[-+*/%|&^]?=(?![=>]))")
+# (TypeScript's optional and definite fields, `github?: string;`, `id!: number;`, by their name)
+ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?:[?!]?:(?!:)|[-+*/%|&^]?=(?![=>]))")
 # Ruby's `validates :seats, numericality: true`, `belongs_to :account`: the call and the symbol it
 # names (not `validates` as a `key:`)
 SYMBOL_CALL = re.compile(r"^([a-z_]\w* :\w+[?!]?)(?=[,\s]|$)")

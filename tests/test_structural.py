@@ -5753,3 +5753,22 @@ def test_a_decorator_left_out_below_shown_code_is_deleted() -> None:
     )
     # before: shown below code, the decorator left out was taken for elided by a marker
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_typescript_field_made_optional_is_an_edit_of_that_field() -> None:
+    original = (
+        "export class SocialLinksDto {\n  @IsString()\n  @IsUrl({ require_protocol: true })\n  website!: string;\n\n"
+        "  @IsString()\n  @IsUrl({ require_protocol: true })\n  github!: string;\n}\n"
+    )
+    snippet = (
+        "export class SocialLinksDto {\n  // ... website unchanged ...\n\n  @IsOptional()\n  @IsString()\n"
+        "  @IsUrl({ require_protocol: true })\n  github?: string;\n}\n"
+    )
+    expected = original.replace(
+        "  @IsString()\n  @IsUrl({ require_protocol: true })\n  github!:",
+        "  @IsOptional()\n  @IsString()\n  @IsUrl({ require_protocol: true })\n  github?:",
+    )
+    # before: `github?:` and `github!:` had different keys, so the field was written twice
+    assert merged(original, snippet, language="typescript") == expected
+    assert signature_key("readonly github?: string;", "typescript") == "github"
+    assert signature_key("id!: number;", "typescript") == "id"
