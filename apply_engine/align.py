@@ -3438,7 +3438,8 @@ class Aligner:
             header = Insert(s_item.header, s_item.header + 1, reindent)
         if s_item.closer and not has_marker(s_item) and self.is_function(s_item):
             return [*head, Insert(s_item.header, s_item.end, reindent)]  # a whole function, braces and all
-        opens = self.opens_block(s_item) or (same_header and tail_elided)  # `- name: Test`, a marker below
+        # `- name: Test`, a marker below; a header the snippet ends on, cut off there
+        opens = self.opens_block(s_item) or (same_header and (tail_elided or self.ends_snippet(s_item)))
         if not s_item.children and not s_item.closer and o_item.children and opens:
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:

@@ -5772,3 +5772,22 @@ def test_a_typescript_field_made_optional_is_an_edit_of_that_field() -> None:
     assert merged(original, snippet, language="typescript") == expected
     assert signature_key("readonly github?: string;", "typescript") == "github"
     assert signature_key("id!: number;", "typescript") == "id"
+
+
+def test_a_clause_header_the_snippet_ends_on_keeps_its_body() -> None:
+    original = (
+        '<ul>\n  {#each members as member (member.id)}\n    <li>\n      <img src={member.avatar} alt="" />\n\n'
+        "      {#if member.pending}\n"
+        '        <span class="badge">Invited</span>\n        {#if isOwner}\n          <button class="link">Revoke</button>\n        {/if}\n'
+        "      {:else if member.role === 'owner'}\n        <span class=\"badge badge--owner\">Owner</span>\n"
+        "      {:else}\n        <span>{member.role}</span>\n      {/if}\n    </li>\n  {/each}\n</ul>\n"
+    )
+    snippet = (
+        "  {#each members as member (member.id)}\n    <li>\n      <!-- ... avatar ... -->\n\n"
+        "      {#if member.pending}\n"
+        '        <span class="badge">Invited</span>\n        {#if isOwner}\n          <button class="link link--danger">Revoke</button>\n        {/if}\n'
+        "      {:else if member.role === 'owner'}\n"
+    )
+    expected = original.replace('"link">Revoke', '"link link--danger">Revoke')
+    # before: cut off at the clause's header, the snippet deleted the clause's body
+    assert merged(original, snippet, language="svelte") == expected
