@@ -4,8 +4,9 @@ A pure function of one line and the language's comment syntax. A marker is eithe
 
   - a bare ellipsis line: `...`, `…`, `[...]`, `(...)`, or
   - a comment (line comment, `/* */`, JSX `{/* */}`, `<!-- -->`, and in any language `(* *)`,
-    `{- -}`, `<# #>`) whose text is an ellipsis (`[...]` too) or `snip`, or a few words between
-    two ellipses (`... build URL ...`), or contains an ellipsis or is short, and names elided code
+    `{- -}`, `<# #>` and the template comments `{{-- --}}`, `{{!-- --}}`, `<%# %>`) whose text
+    is an ellipsis (`[...]` too) or `snip`, or a few words between two ellipses (`... build URL
+    ...`), or contains an ellipsis or is short, and names elided code
     ("existing code", "rest of the file", "unchanged", "same as before", "keep existing",
     "remaining methods", "other functions", ...), or
   - uncommented, as in plain text, a few words between two ellipses that say code is left out
@@ -54,8 +55,10 @@ SENTENCE_WORDS = 16
 BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
 BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
-# the block comments of OCaml and F# `(* *)`, Haskell and Elm `{- -}`, PowerShell `<# #>`
-PAIRED_COMMENT = re.compile(r"^(?:\(\*|\{-|<#)(?P<body>.*?)(?:\*\)|-\}|#>)$")
+# the block comments of OCaml and F# `(* *)`, Haskell and Elm `{- -}`, PowerShell `<# #>`, and of
+# templates: Blade `{{-- --}}`, Handlebars `{{!-- --}}`, ERB `<%# %>` (not yet Jinja's `{# #}`: the
+# outline knows no `{% for %}` ... `{% endfor %}` blocks, so a snippet placed by one is left ambiguous)
+PAIRED_COMMENT = re.compile(r"^(?:\(\*|\{-|<#|\{\{!?--|<%#)(?P<body>.*?)(?:\*\)|-\}|#>|--\}\}|%>)$")
 
 
 INLINE_MARKER = re.compile(

@@ -66,6 +66,9 @@ MARKERS = [
     ("go", "// etc."),
     ("php", "        // The rest of addLine() and the remaining methods stay exactly as they are."),
     ("typescript", "// Everything below this point stays the same"),
+    ("php", "{{-- ... header and customer section unchanged ... --}}"),  # Blade
+    ("html", "  {{!-- ... other rows ... --}}"),  # Handlebars
+    ("ruby", "<%# ... existing fields ... %>"),  # ERB
 ]
 
 NOT_MARKERS = [
@@ -89,6 +92,8 @@ NOT_MARKERS = [
     ("javascript", "// etc. are handled below"),
     ("php", "// Append to the existing lines; line numbers are never reused, even"),
     ("c", "/* the rest of the buffer is left unchanged after the copy completes */"),
+    ("php", "{{-- order summary --}}"),
+    ("svelte", "{#each items as item}"),
 ]
 
 
