@@ -101,6 +101,8 @@ REMOVAL_NOISE = frozenset(
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
+# ... and the file's package (Java, Kotlin, Go), or its namespace when file-scoped (C#'s `namespace A.B;`)
+FILE_SCOPE = re.compile(r"^(package\s+[\w.]+;?|namespace\s+[\w.]+;)$")
 MIN_INNER_LETTERS = 8  # a line inside a block that tells it from its look-alikes (`name="line2"`)
 MIN_KEY_LETTERS = 3  # ... of a block whose own key names something (no bare `{`)
 MIN_RENAMED_BODY_LINES = 2  # a shorter identical body proves nothing
@@ -2826,6 +2828,8 @@ class Aligner:
         imported, o_imported = path_import(s_text), path_import(o_text)
         if imported and o_imported and imported[0] == o_imported[0] and imported[1] & o_imported[1]:
             return True  # `import scala.math.{Pi, sqrt}` where `import scala.math.Pi` stands, likewise
+        if FILE_SCOPE.match(s_header) and FILE_SCOPE.match(o_header):
+            return True  # a package where the original has one
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header:
             # the same call on other text (`log.info("rendering")`), or a like-named call on much the

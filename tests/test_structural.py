@@ -5791,3 +5791,26 @@ def test_a_clause_header_the_snippet_ends_on_keeps_its_body() -> None:
     expected = original.replace('"link">Revoke', '"link link--danger">Revoke')
     # before: cut off at the clause's header, the snippet deleted the clause's body
     assert merged(original, snippet, language="svelte") == expected
+
+
+def test_a_file_scoped_namespace_shown_renamed_edits_the_original_one() -> None:
+    original = (
+        "using System;\nusing System.Linq;\n\nnamespace Acme.Orders;\n\npublic sealed class OrderProcessor\n{\n"
+        "    public int Count { get; }\n}\n"
+    )
+    snippet = (
+        "using System;\nusing System.Diagnostics;\nusing System.Linq;\n\nnamespace Acme.Orders.Processing;\n\n"
+        "// ... rest of file unchanged ...\n"
+    )
+    expected = original.replace("using System;\n", "using System;\nusing System.Diagnostics;\n").replace(
+        "namespace Acme.Orders;", "namespace Acme.Orders.Processing;"
+    )
+    # before: a second namespace statement beside the first
+    assert merged(original, snippet, language="csharp") == expected
+
+
+def test_a_package_shown_renamed_edits_the_original_one() -> None:
+    original = "package com.acme.text;\n\nimport java.util.List;\n\npublic final class Words {\n}\n"
+    snippet = "package com.acme.common.text;\n\n// ... rest unchanged ...\n"
+    expected = original.replace("com.acme.text", "com.acme.common.text")
+    assert merged(original, snippet, language="java") == expected
