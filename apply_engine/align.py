@@ -1290,7 +1290,12 @@ class Aligner:
             if sa >= 0 and self.own_closer(s_items[sa], o_items[oa], s_gap):
                 s_gap = [s_gap[0], *s_gap[2:]]  # the anchor's pair keeps its closer already
             # (closed up: shown from the end of one anchor, its last line code, to the next)
-            closed_up = sa >= 0 and sb < len(s_items) and edge is None and not self.ends_open(s_items[sa])
+            # (or, the snippet's end kept, shown from there to the last marker)
+            closed_up = (
+                sa >= 0
+                and ((sb < len(s_items) and edge is None) or edge == "tail")
+                and not self.ends_open(s_items[sa])
+            )
             o_gap = o_items[oa + 1 : ob]
             if (
                 not s_gap
@@ -1863,7 +1868,13 @@ class Aligner:
             # `from .throttle import RateLimiter`, `# ... existing code ...`): they join the original's
             new_first, middle = middle, []
             slot = self.import_slot(new_first, kept)
-        if closed_up and new_first and not (head or before or tail or parts[-1]) and len(parts) == 2:
+        if (
+            closed_up
+            and new_first
+            and markers
+            and not (head or before or tail or parts[-1])
+            and len(parts) == 2
+        ):
             named = self.named_below(kept, markers[-1], new_first)
             if named is not None:  # the new code replaces the items above those the marker names
                 elided = [Copy(item.lead, item.end) for item in kept[named:]]
@@ -1981,25 +1992,24 @@ class Aligner:
             at = run.stop
         return ops + [Copy(item.lead, item.end) for item in kept[at:]]
 
-    def declared_name(self, item: Item) -> str | None:
-        """The name an original item declares, lowercased (`def _check(self, resp):`: _check)."""
-        declared = NAME.findall(self.original.key(item)) if not item.marker else []
+    @staticmethod
+    def declared_name(side: Side, item: Item) -> str | None:
+        """The name an item declares, lowercased (`def _check(self, resp):`: _check)."""
+        declared = NAME.findall(side.key(item)) if not item.marker else []
         return declared[-1].lower() if declared else None
 
     def named_below(self, kept: list[Item], marker: Item, new: list[Item]) -> int | None:
-        """New code right below an anchor, then a marker that names the last of the elided items
-        (`async def aclose`, `async def __aenter__`, ..., `# ... _check unchanged ...`, where `def
-        close`, `def __enter__`, ... and `def _check` stand): the marker stands for those it names
-        and no more, so when each item above them has its counterpart in the new code, a name
-        in the other's, the new code takes their place. Where the items it names start, or None."""
+        """New code right below an anchor, then a marker that names elided items (`async def
+        aclose`, `async def __aenter__`, ..., `# ... _check unchanged ...`, where `def close`,
+        `def __enter__`, ... and `def _check` stand): the marker stands for the first it names and
+        those after it, so when each item above has its counterpart in the new code, a name in
+        the other's, the new code takes their place. Where the items it stands for start, or None."""
         said = naming_words(self.snippet.lines[marker.start])
-        names = [self.declared_name(item) for item in kept]
+        names = [self.declared_name(self.original, item) for item in kept]
         first = next((k for k, name in enumerate(names) if name in said), None)
-        if not first or not all(name in said for name in names[first:]):
+        if not first:
             return None
-        new_names = {
-            NAME.findall(self.snippet.key(item))[-1].lower().strip("_") for item in new if not item.marker
-        }
+        new_names = {name.strip("_") for item in new if (name := self.declared_name(self.snippet, item))}
         for name in names[:first]:
             bare = name.strip("_") if name else ""
             if not bare or not any(bare in other or other in bare for other in new_names if other):
@@ -2015,7 +2025,7 @@ class Aligner:
         said_below = naming_words(self.snippet.lines[below.start])
         named_above, named_below = [], []
         for k, item in enumerate(kept):
-            name = self.declared_name(item)
+            name = self.declared_name(self.original, item)
             if name in said_above:
                 named_above.append(k)
             if name in said_below:

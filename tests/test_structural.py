@@ -5814,3 +5814,32 @@ def test_a_package_shown_renamed_edits_the_original_one() -> None:
     snippet = "package com.acme.common.text;\n\n// ... rest unchanged ...\n"
     expected = original.replace("com.acme.text", "com.acme.common.text")
     assert merged(original, snippet, language="java") == expected
+
+
+def test_new_code_to_the_snippets_last_marker_replaces_its_counterpart_above_the_items_named() -> None:
+    original = (
+        "const TERMINAL = new Set([Status.Done]);\n\n/**\n * The label shown in the list.\n */\n"
+        "export function statusLabel(status: Status): string {\n  switch (status) {\n"
+        '    case Status.Open:\n      return "Open";\n    default:\n      return "Done";\n  }\n}\n\n'
+        "export function statusTone(status: Status): Tone {\n  return TONES[status];\n}\n\n"
+        "export function isTerminal(status: Status): boolean {\n  return TERMINAL.has(status);\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\nconst TERMINAL = new Set([Status.Done]);\n\n"
+        "const LABELS: Record<Status, string> = {\n"
+        '  [Status.Open]: "Open",\n  [Status.Done]: "Done",\n};\n\n'
+        "/**\n * The label shown in the list.\n */\n"
+        "export const statusLabel = (status: Status): string => LABELS[status];\n\n"
+        "// ... statusTone, etc. unchanged ...\n"
+    )
+    expected = (
+        "const TERMINAL = new Set([Status.Done]);\n\n"
+        "const LABELS: Record<Status, string> = {\n"
+        '  [Status.Open]: "Open",\n  [Status.Done]: "Done",\n};\n\n'
+        "/**\n * The label shown in the list.\n */\n"
+        "export const statusLabel = (status: Status): string => LABELS[status];\n\n"
+        "export function statusTone(status: Status): Tone {\n  return TONES[status];\n}\n\n"
+        "export function isTerminal(status: Status): boolean {\n  return TERMINAL.has(status);\n}\n"
+    )
+    # before: the old `function statusLabel` stayed below the new one
+    assert merged(original, snippet, language="typescript") == expected
