@@ -649,6 +649,7 @@ class Aligner:
         self.snippet_unit, self.original_unit = units
         self.reasons: list[Reason] = []
         self.crossed: list[tuple[Item, Item, bool]] = []  # pairs out of order, not aligned; tied?
+        self.inside_whole = 0  # how many blocks shown whole the items aligned now stand in (see `pair`)
 
     def fail(self, code: str, message: str, item: Item | None = None) -> None:
         self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
@@ -3319,6 +3320,7 @@ class Aligner:
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
             and not (closed_up and not new and self.only_elides)
+            and not self.inside_whole
         ):
             line = self.original.lines[o_gap[0].header].strip()
             self.fail(
@@ -3491,10 +3493,22 @@ class Aligner:
         # cut off in it, or in the block around whose closer it leads to (`}: Props) {` of a
         # signature over several lines, the function's `});` below)
         cut = open_end and (o_item.closer or cut) and not s_item.closer and self.ends_snippet(s_item)
+        # a function shown whole, no marker in it and code after it (where no closer shows its
+        # end), its last line new, is rewritten: what it leaves out of the original's is deleted,
+        # however much (a loop become a comprehension), as where a closer shows it (above); shown
+        # up to one of its own lines, it may have lost a marker there
+        whole = (
+            not has_marker(s_item)
+            and self.is_function(s_item)
+            and self.followed_by_code(s_item)
+            and self.ends_in_new_code(s_item, o_item)
+        )
+        self.inside_whole += whole
         # its clauses shown, the rest of the chain elided (`except ValueError:` edited, a marker
         # below): the original's clauses after the last one shown are kept
         tail_elided = tail_elided or (chain_elided and bool(self.clauses(self.snippet, s_item)))
         inner = self.level(o_body, s_body, reindent, False, open_end, tail_elided, cut)
+        self.inside_whole -= whole
         if inner is None or self.renamed_yet_kept(o_item, s_item, o_close, s_close, inner):
             return None
         return [*head, header, *inner, *self.tail(o_item, s_item, reindent)]
@@ -3675,6 +3689,22 @@ class Aligner:
         first line, its `else:` not shown): it stopped showing the block there, so what follows the
         statement in the block is elided too, as its clauses are."""
         return bool(self.clauses(self.original, o_item)) and not self.clauses(self.snippet, s_item)
+
+    def ends_in_new_code(self, s_item: Item, o_item: Item) -> bool:
+        """Whether the item's last line shown is none of the original item's lines."""
+        last = next(line for line in reversed(self.snippet.normalized[s_item.start : s_item.end]) if line)
+        return last not in self.original.normalized[o_item.start : o_item.end]
+
+    def followed_by_code(self, item: Item) -> bool:
+        """The snippet's next line after the item is code no deeper than its header: its end shown."""
+        below = next(
+            (k for k in range(item.end, len(self.snippet.lines)) if self.snippet.normalized[k]), None
+        )
+        return (
+            below is not None
+            and below not in self.snippet.markers
+            and leading(self.snippet.lines[below]) <= leading(self.snippet.lines[item.header])
+        )
 
     def ends_snippet(self, item: Item) -> bool:
         """Nothing but blank lines follows the item in the snippet, not even a marker."""

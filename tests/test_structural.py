@@ -5843,3 +5843,30 @@ def test_new_code_to_the_snippets_last_marker_replaces_its_counterpart_above_the
     )
     # before: the old `function statusLabel` stayed below the new one
     assert merged(original, snippet, language="typescript") == expected
+
+
+FILTER = (
+    'import os\n\n\ndef filter(names, pat):\n    """The names that match pat."""\n    result = []\n'
+    "    pat = os.path.normcase(pat)\n    match = compile_pattern(pat)\n    if os.path is posixpath:\n"
+    "        for name in names:\n            if match(name):\n                result.append(name)\n    else:\n"
+    "        for name in names:\n            if match(os.path.normcase(name)):\n                result.append(name)\n"
+    "    return result\n\n\ndef fnmatchcase(name, pat):\n    return compile_pattern(pat)(name) is not None\n"
+)
+
+
+def test_a_python_function_shown_whole_above_the_next_one_is_rewritten_however_short() -> None:
+    snippet = (
+        'def filter(names, pat):\n    """The names that match pat."""\n'
+        "    match = compile_pattern(os.path.normcase(pat))\n"
+        "    return [name for name in names if match(os.path.normcase(name))]\n\n\n"
+        "def fnmatchcase(name, pat):\n    # ... unchanged ...\n"
+    )
+    start, end = FILTER.index("    result = []"), FILTER.index("\n\n\ndef fnmatchcase")
+    expected = (
+        FILTER[:start]
+        + "    match = compile_pattern(os.path.normcase(pat))\n"
+        + "    return [name for name in names if match(os.path.normcase(name))]"
+        + FILTER[end:]
+    )
+    # before: 12 lines deleted for 2 written, unexplained
+    assert merged(FILTER, snippet, language="python") == expected
