@@ -5848,25 +5848,27 @@ def test_new_code_to_the_snippets_last_marker_replaces_its_counterpart_above_the
 FILTER = (
     'import os\n\n\ndef filter(names, pat):\n    """The names that match pat."""\n    result = []\n'
     "    pat = os.path.normcase(pat)\n    match = compile_pattern(pat)\n    if os.path is posixpath:\n"
+    "        # normcase on posix is a no-op: leave it out of the loop\n"
     "        for name in names:\n            if match(name):\n                result.append(name)\n    else:\n"
     "        for name in names:\n            if match(os.path.normcase(name)):\n                result.append(name)\n"
-    "    return result\n\n\ndef fnmatchcase(name, pat):\n    return compile_pattern(pat)(name) is not None\n"
+    "    return result\n\n\ndef fnmatchcase(name, pat):\n    return compile_pattern(os.fspath(pat))(name) is not None\n"
+)
+
+
+NEW_FILTER_BODY = (
+    "    match = compile_pattern(os.path.normcase(pat))\n    # normcase is a no-op on posix: skip it there.\n"
+    "    normcase = None if os.path is posixpath else os.path.normcase\n"
+    "    return [name for name in names\n            if match(name if normcase is None else normcase(name))]\n"
 )
 
 
 def test_a_python_function_shown_whole_above_the_next_one_is_rewritten_however_short() -> None:
     snippet = (
-        'def filter(names, pat):\n    """The names that match pat."""\n'
-        "    match = compile_pattern(os.path.normcase(pat))\n"
-        "    return [name for name in names if match(os.path.normcase(name))]\n\n\n"
-        "def fnmatchcase(name, pat):\n    # ... unchanged ...\n"
+        '# ... imports ...\n\n\ndef filter(names, pat):\n    """The names that match pat."""\n'
+        + NEW_FILTER_BODY
+        + "\n\ndef fnmatchcase(name, pat):\n    # ... unchanged ...\n"
     )
     start, end = FILTER.index("    result = []"), FILTER.index("\n\n\ndef fnmatchcase")
-    expected = (
-        FILTER[:start]
-        + "    match = compile_pattern(os.path.normcase(pat))\n"
-        + "    return [name for name in names if match(os.path.normcase(name))]"
-        + FILTER[end:]
-    )
-    # before: 12 lines deleted for 2 written, unexplained
+    expected = FILTER[:start] + NEW_FILTER_BODY.rstrip("\n") + FILTER[end:]
+    # before: 13 lines deleted for 5 written, unexplained
     assert merged(FILTER, snippet, language="python") == expected
