@@ -127,6 +127,7 @@ CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "unti
 CONDITIONS_START = tuple(CONDITIONS)
 HANDLERS = frozenset({"except", "catch", "rescue"})  # ... and so is a clause under these
 HANDLERS_START = tuple(HANDLERS)
+QUOTES = re.compile(r"[\"'`]")
 STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one line
 DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
 MIN_DISTINCT_WORD = 4  # letters of the part where two quoted values differ, to be a word of its own
@@ -470,6 +471,11 @@ def repunctuated(line: str, original: str) -> bool:
     """The same line but for what ends it: `.managerId(id)` for `.managerId(id);`, `a == b &&` for
     `a == b`. Its end moved to a line added below (or from one taken away)."""
     return line != original and CONTINUED.sub("", line) == CONTINUED.sub("", original)
+
+
+def requoted(line: str, original: str) -> bool:
+    """The same line but for its quotes: `cd "$ROOT"` for `cd $ROOT`, `"a"` for `'a'`."""
+    return line != original and QUOTES.sub("", line) == QUOTES.sub("", original)
 
 
 def argument_added(line: str, original: str) -> bool:
@@ -2916,14 +2922,18 @@ class Aligner:
 
     def edits_line(self, s_item: Item, o_item: Item) -> bool:
         """One line shown as the original's with its end moved to a line added below
-        (`.managerId(id)` for `.managerId(id);`), with an argument more (`get(url, token)`), with
-        names added to a row of them (`DOT, COLON, QUESTION,`) or with the same keyword arguments on
-        other values (`workers=min(n, 8),`)."""
+        (`.managerId(id)` for `.managerId(id);`), quoted anew (`cd "$ROOT"`), with an argument more
+        (`get(url, token)`), with names added to a row of them (`DOT, COLON, QUESTION,`) or with the
+        same keyword arguments on other values (`workers=min(n, 8),`)."""
         lines = self.one_liners(s_item, o_item)
         if lines is None:
             return False
         return (
-            repunctuated(*lines) or argument_added(*lines) or elements_added(*lines) or same_keywords(*lines)
+            repunctuated(*lines)
+            or requoted(*lines)
+            or argument_added(*lines)
+            or elements_added(*lines)
+            or same_keywords(*lines)
         )
 
     def one_liners(self, s_item: Item, o_item: Item) -> tuple[str, str] | None:

@@ -5872,3 +5872,13 @@ def test_a_python_function_shown_whole_above_the_next_one_is_rewritten_however_s
     expected = FILTER[:start] + NEW_FILTER_BODY.rstrip("\n") + FILTER[end:]
     # before: 13 lines deleted for 5 written, unexplained
     assert merged(FILTER, snippet, language="python") == expected
+
+
+def test_a_line_shown_quoted_anew_edits_the_original_line() -> None:
+    original = (
+        '#!/bin/bash\nset -eo pipefail\n\nROOT=$(dirname "$0")\n\n# Work from the project root.\ncd $ROOT\n\n'
+        "nox -s lint\nnox -s tests\n"
+    )
+    snippet = '#!/bin/bash\n# ... existing code ...\n# Work from the project root.\ncd "$ROOT"\n\n# ... rest unchanged ...\n'
+    # before: `cd "$ROOT"` a new line beside `cd $ROOT`, or its edit? Ambiguous
+    assert merged(original, snippet, language="bash") == original.replace("cd $ROOT", 'cd "$ROOT"')
