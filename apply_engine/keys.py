@@ -22,8 +22,8 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
 DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
     r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
-    r"function|fun|union|message|service|contract|library|modifier)\s+(?:[\w$.]+(?:-\w+)*|`[^`]+`)))"
-)  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault
+    r"function|fun|union|message|service|contract|library|modifier)\s+(?:[\w$.]+(?::[\w$]+|(?:-\w+)*)|`[^`]+`)))"
+)  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault, Lua's M:dump
 # a method declared with an expression body, up to its name: `public static List<(int A, int B)> Pairs`
 EXPRESSION_MEMBER = re.compile(r"^(?:[\w$.]+(?:<.*>)?(?:\[\])*\??\s+)+[\w$]+$")
 TYPE_PATTERN = re.compile(r"^([A-Z][\w.]*(?:<[^<>]*>)?)\s+[a-z_]\w*$")  # `Dictionary<K, V> d`, its type

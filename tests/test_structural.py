@@ -5882,3 +5882,24 @@ def test_a_line_shown_quoted_anew_edits_the_original_line() -> None:
     snippet = '#!/bin/bash\n# ... existing code ...\n# Work from the project root.\ncd "$ROOT"\n\n# ... rest unchanged ...\n'
     # before: `cd "$ROOT"` a new line beside `cd $ROOT`, or its edit? Ambiguous
     assert merged(original, snippet, language="bash") == original.replace("cd $ROOT", 'cd "$ROOT"')
+
+
+def test_a_lua_method_is_known_by_its_name_after_the_colon() -> None:
+    assert signature_key("function M:dump(path)", "lua") == "function M:dump"
+    assert signature_key("module Foo::Bar", "ruby") == "module Foo"  # no name after a lone `:`
+    original = (
+        'local config = require("app.config")\nlocal log = require("app.log")\n\nlocal M = {}\n\n'
+        "function M:get(key)\n  return self.items[key]\nend\n\nfunction M:keys()\n  return sorted(self.items)\nend\n\n"
+        "return M\n"
+    )
+    snippet = (
+        "-- ... existing code ...\n\nfunction M:dump(path)\n  local fh = assert(io.open(path, 'w'))\n"
+        "  fh:write(encode(self.items))\n  fh:close()\nend\n\nreturn M\n"
+    )
+    expected = original.replace(
+        "\nreturn M\n",
+        "\nfunction M:dump(path)\n  local fh = assert(io.open(path, 'w'))\n  fh:write(encode(self.items))\n"
+        "  fh:close()\nend\n\nreturn M\n",
+    )
+    # before: `function M` was the key of every method, so the new one might edit any of them
+    assert merged(original, snippet, language="lua") == expected
