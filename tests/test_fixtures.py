@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 45 blind sets of everyday edits: 69.4% blind, 85.3% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 50 blind sets of everyday edits: 69.8% blind, 85.7% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -129,18 +129,27 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
 # fixed, the case fails here until it is taken off this list.
-KNOWN_WRONG: dict[str, str] = {}
+KNOWN_WRONG: dict[str, str] = {
+    "everyday/s46-33-ts-lit-toast-warning-action": "CSS in a template literal is aligned line by line: a new "
+    "rule's declarations land in the look-alike rule below it",
+    "everyday/s48-26-javascript-export-list-not-in-file": "a `module.exports = {...}` appended where the file "
+    "exports each function with `exports.x =` (a negative, merged)",
+    "everyday/s49-05-python-shlex-get-token-loop": "a comment above a line of a function shown whole and "
+    "rewritten is kept, though the rewrite left it out",
+}
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
+def known_wrong(names: list[str]) -> list[object]:
+    """The names, each in KNOWN_WRONG marked as a strict xfail."""
+    return [
         pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[name]))
         if name in KNOWN_WRONG
         else name
-        for name in BY_NAME
-    ],
-)
+        for name in names
+    ]
+
+
+@pytest.mark.parametrize("name", known_wrong(list(BY_NAME)))
 def test_structural_merge_is_never_wrong(name: str) -> None:
     case, result = BY_NAME[name], merged(name)
     if result.status == "ok":
@@ -148,7 +157,7 @@ def test_structural_merge_is_never_wrong(name: str) -> None:
         assert result.merged == case.expected
 
 
-@pytest.mark.parametrize("name", NEGATIVES)
+@pytest.mark.parametrize("name", known_wrong(NEGATIVES))
 def test_expected_ambiguous_cases_come_back_ambiguous(name: str) -> None:
     result = merged(name)
     assert result.status == "ambiguous"
