@@ -2199,8 +2199,10 @@ class Aligner:
             # a marker as deep as its last code elides the rest of its block (`// ... more rows ...`, `}`)
             after = fragment.items[fragment.items.index(shown[-1]) + 1 :]
             end_elided = any(item.marker and self.depth(item) >= self.depth(shown[-1]) for item in after)
-            shows_end = self.shows(shown, container.children[-1]) or (
-                fragment.closers > 0 and self.ends_replaced(shown, container)
+            shows_end = (
+                self.shows(shown, container.children[-1])
+                or self.shows_last_line(shown, container.children[-1])
+                or (fragment.closers > 0 and self.ends_replaced(shown, container))
             )
             if ends_early or (fragment.closed and not end_elided and not shows_end):
                 # shown to its block's end without showing that end: a deletion no one asked for
@@ -2222,6 +2224,13 @@ class Aligner:
                 at = container.children[-1].end
             ops.append(Copy(at, item.end))
         return ops
+
+    def shows_last_line(self, shown: list[Item], block: Item) -> bool:
+        """Whether the snippet shows the block's last line, word for word and long enough to tell
+        (`return spaced.ToString().Split(...);`, then `}` closing the block: its end shown)."""
+        last = last_descendants(block)[-1]
+        text = self.original.text(last)
+        return letters(text) >= MIN_INNER_LETTERS and any(self.snippet.text(item) == text for item in shown)
 
     def steps_out(self, fragment: Fragment) -> bool:
         """Whether code in the fragment stands less indented than its first line: not a closer, not

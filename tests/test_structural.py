@@ -5903,3 +5903,24 @@ def test_a_lua_method_is_known_by_its_name_after_the_colon() -> None:
     )
     # before: `function M` was the key of every method, so the new one might edit any of them
     assert merged(original, snippet, language="lua") == expected
+
+
+def test_a_member_added_below_the_last_line_of_the_last_method_shown_closed_up() -> None:
+    original = (
+        "using System;\nusing System.Linq;\n\nnamespace Acme.Text\n{\n    public static class Words\n    {\n        public static int Count(string s)\n"
+        "        {\n            return Split(s).Length;\n        }\n\n        private static string[] Split(string s)\n"
+        "        {\n            var trimmed = s.Trim();\n            return trimmed.Split(' ', StringSplitOptions.RemoveEmptyEntries);\n"
+        "        }\n    }\n}\n"
+    )
+    snippet = (
+        "using System;\nusing System.Linq;\n\n// ... existing code ...\n\n            return trimmed.Split(' ', StringSplitOptions.RemoveEmptyEntries);\n"
+        "        }\n\n        public static string Initials(string s) =>\n"
+        "            string.Concat(Split(s).Select(w => w[0]));\n    }\n}\n"
+    )
+    expected = original.replace(
+        "        }\n    }\n}\n",
+        "        }\n\n        public static string Initials(string s) =>\n"
+        "            string.Concat(Split(s).Select(w => w[0]));\n    }\n}\n",
+    )
+    # before: shown from the last method's last line on, the code seemed to end the class early
+    assert merged(original, snippet, language="csharp") == expected
