@@ -86,6 +86,7 @@ EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQ
 # a method defined with a space before its parameters (JavaScript Standard's `mute (c) {`): its name
 SPACED_METHOD = re.compile(r"^((?:(?:static|async|get|set)\s+)*[A-Za-z_$][\w$]*) \([^()]*\)\s*\{$")
 SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
+METHOD_MODIFIERS = re.compile(r"^(?:(?:async|public|private|protected|override)\s+)+(?=[A-Za-z_$#][\w$]*$)")
 # a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
 # `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
 CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
@@ -231,6 +232,9 @@ def signature_key(line: str, language: str = "") -> str:
         found = SPACED_METHOD.match(text)
         if found and found.group(1).split()[-1] not in CONTROL:
             return found.group(1)
+        key = call_key(text)
+        if key is not None:  # a method made async or private is the same method: `async read(`
+            return METHOD_MODIFIERS.sub("", key)
     return call_key(text) or text
 
 

@@ -5924,3 +5924,29 @@ def test_a_member_added_below_the_last_line_of_the_last_method_shown_closed_up()
     )
     # before: shown from the last method's last line on, the code seemed to end the class early
     assert merged(original, snippet, language="csharp") == expected
+
+
+def test_a_typescript_method_made_async_is_the_same_method() -> None:
+    assert signature_key("async read(key: string): Promise<Buffer | null> {", "typescript") == "read"
+    assert signature_key("private async load(id) {", "typescript") == "load"
+    assert signature_key("static create(x) {", "typescript") == "static create"  # another member
+    original = (
+        "export class FileCache {\n  stats(): Stats {\n    return { hits: this.hits };\n  }\n\n"
+        "  read(key: string, cb: Callback<Buffer>): void {\n    fs.readFile(this.fileFor(key), (err, data) => {\n"
+        "      if (err) return cb(err);\n      this.hits++;\n      cb(null, data);\n    });\n  }\n\n"
+        "  clear(cb: Callback<void>): void {\n    fs.rm(this.root, { recursive: true }, cb);\n  }\n}\n"
+    )
+    snippet = (
+        "export class FileCache {\n  // ... stats unchanged ...\n\n  async read(key: string): Promise<Buffer> {\n"
+        "    const data = await fs.promises.readFile(this.fileFor(key));\n    this.hits++;\n    return data;\n  }\n\n"
+        "  // ... clear unchanged ...\n}\n"
+    )
+    start, end = original.index("  read(key"), original.index("\n\n  clear(")
+    expected = (
+        original[:start]
+        + "  async read(key: string): Promise<Buffer> {\n    const data = await fs.promises.readFile(this.fileFor(key));\n"
+        + "    this.hits++;\n    return data;\n  }"
+        + original[end:]
+    )
+    # before: `async read` and `read` had different keys: new code between two markers, unplaced
+    assert merged(original, snippet, language="typescript") == expected
