@@ -643,12 +643,16 @@ def inside_containers(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
 def in_containers(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:
     """Runs of code between markers that each stand in their own block, neither block's header
     shown (a constant added to one class, then a method using it to the next): each run aligned
-    inside the one block that holds it, the blocks apart and in file order."""
+    inside the one block that holds it, the blocks apart and in file order. The snippet's ends
+    need no marker: the file's head and tail are left out there (`<style>` for the head's, a
+    marker, `<script>` for the body's)."""
     lines = aligner.snippet.lines
     shown = [item for item in s_tree if not item.marker]
-    if not s_tree[0].marker or not s_tree[-1].marker or len({column(lines[i.header]) for i in shown}) != 1:
+    if len({column(lines[i.header]) for i in shown}) != 1:
         return None
+    # (an end without a marker stands as one just beyond it)
     bounds = [k for k, item in enumerate(s_tree) if item.marker]
+    bounds = [*([] if s_tree[0].marker else [-1]), *bounds, *([] if s_tree[-1].marker else [len(s_tree)])]
     groups: list[tuple[Item, int, int]] = []  # (block, first, last marker around its runs)
     for lo, hi in pairwise(bounds):
         if hi == lo + 1:
@@ -669,7 +673,9 @@ def in_containers(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size
     ops: list[Op] = []
     kept = 0  # original lines before here are planned
     for block, lo, hi in groups:
-        inner = aligner.level(block.children, s_tree[lo : hi + 1], identity(), top=True, open_end=True)
+        inner = aligner.level(
+            block.children, s_tree[max(lo, 0) : hi + 1], identity(), top=True, open_end=True
+        )
         if inner is None:
             return None
         ops += [Copy(kept, block.children[0].lead), *inner]

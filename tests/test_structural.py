@@ -5950,3 +5950,18 @@ def test_a_typescript_method_made_async_is_the_same_method() -> None:
     )
     # before: `async read` and `read` had different keys: new code between two markers, unplaced
     assert merged(original, snippet, language="typescript") == expected
+
+
+def test_runs_in_two_blocks_apart_need_no_marker_at_the_snippets_ends() -> None:
+    original = (
+        "<!DOCTYPE html>\n<html>\n<head>\n  <title>Status</title>\n  <style>\n    .ok { color: green; }\n"
+        '    .down { color: red; }\n  </style>\n</head>\n<body>\n  <h1 id="banner">Status</h1>\n  <script>\n'
+        "    const POLL_MS = 30000;\n    setInterval(refresh, POLL_MS);\n  </script>\n</body>\n</html>\n"
+    )
+    snippet = (
+        "  <style>\n    .ok { color: green; }\n    .down { color: red; font-weight: bold; }\n  </style>\n"
+        "<!-- ... -->\n  <script>\n    const POLL_MS = 15000;\n    setInterval(refresh, POLL_MS);\n  </script>\n"
+    )
+    expected = original.replace("red; }", "red; font-weight: bold; }").replace("30000", "15000")
+    # before: <head> and <body> each hold one run, so neither was the one block for the snippet
+    assert merged(original, snippet, language="html") == expected
