@@ -100,6 +100,7 @@ REMOVAL_NOISE = frozenset(
 )
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
+DATA_LANGUAGES = frozenset({"json", "yaml", "toml", "xml", "html", "css", "scss", "markdown", "text"})
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 # ... and the file's package (Java, Kotlin, Go), or its namespace when file-scoped (C#'s `namespace A.B;`)
 FILE_SCOPE = re.compile(r"^(package\s+[\w.]+;?|namespace\s+[\w.]+;)$")
@@ -3517,11 +3518,13 @@ class Aligner:
         # end), its last line new, is rewritten: what it leaves out of the original's is deleted,
         # however much (a loop become a comprehension), as where a closer shows it (above); shown
         # up to one of its own lines, it may have lost a marker there
-        whole = (
-            not has_marker(s_item)
-            and self.is_function(s_item)
-            and self.followed_by_code(s_item)
-            and self.ends_in_new_code(s_item, o_item)
+        whole = not has_marker(s_item) and (
+            (
+                self.is_function(s_item)
+                and self.followed_by_code(s_item)
+                and self.ends_in_new_code(s_item, o_item)
+            )
+            or (s_item.closer and self.mostly_new(s_item, o_item))
         )
         self.inside_whole += whole
         # its clauses shown, the rest of the chain elided (`except ValueError:` edited, a marker
@@ -3709,6 +3712,28 @@ class Aligner:
         first line, its `else:` not shown): it stopped showing the block there, so what follows the
         statement in the block is elided too, as its clauses are."""
         return bool(self.clauses(self.original, o_item)) and not self.clauses(self.snippet, s_item)
+
+    def mostly_new(self, s_item: Item, o_item: Item) -> bool:
+        """Whether most lines inside a block of code (not a type's body, an element or a data
+        object, where showing part may leave the rest out) shown with its closer under the original's
+        header are none of the original block's: its body rewritten (a `switch` become a lookup),
+        not cut short."""
+        header = self.snippet.normalized[s_item.header]
+        if (
+            header != self.original.normalized[o_item.header]
+            or TYPE_DECLARATION.search(header)
+            or header.startswith("<")
+            or self.snippet.language in DATA_LANGUAGES
+        ):
+            return False
+        kinds = {FIRST_WORD_END.split(self.original.key(child), maxsplit=1)[0] for child in o_item.children}
+        if any(
+            FIRST_WORD_END.split(self.snippet.key(child), maxsplit=1)[0] in kinds for child in s_item.children
+        ):
+            return False  # one more `it(...)` among the original's: it adds, or cuts the rest short
+        inside = [line for line in self.snippet.normalized[s_item.header + 1 : s_item.end - 1] if line]
+        known = set(self.original.normalized[o_item.start : o_item.end])
+        return 2 * sum(line in known for line in inside) < len(inside)
 
     def ends_in_new_code(self, s_item: Item, o_item: Item) -> bool:
         """Whether the item's last line shown is none of the original item's lines."""

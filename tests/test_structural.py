@@ -5965,3 +5965,36 @@ def test_runs_in_two_blocks_apart_need_no_marker_at_the_snippets_ends() -> None:
     expected = original.replace("red; }", "red; font-weight: bold; }").replace("30000", "15000")
     # before: <head> and <body> each hold one run, so neither was the one block for the snippet
     assert merged(original, snippet, language="html") == expected
+
+
+SYMBOLS = (
+    "struct FilePresentation {\n    let url: URL\n\n    var symbolName: String {\n        switch url.pathExtension {\n"
+    + "".join(
+        f'        case "{ext}":\n            return "{sym}"\n'
+        for ext, sym in [
+            ("pdf", "doc.richtext"),
+            ("txt", "doc.text"),
+            ("png", "photo"),
+            ("mov", "film"),
+            ("mp3", "waveform"),
+        ]
+    )
+    + '        default:\n            return "doc"\n        }\n    }\n\n    var isPreviewable: Bool {\n'
+    + '        symbolName != "doc"\n    }\n}\n'
+)
+
+
+def test_a_code_block_shown_whole_and_mostly_new_is_rewritten_however_short() -> None:
+    snippet = (
+        "struct FilePresentation {\n    // ... existing code ...\n\n    var symbolName: String {\n"
+        '        Self.symbols[url.pathExtension, default: "doc"]\n    }\n\n    // ... existing code ...\n}\n'
+    )
+    start, end = SYMBOLS.index("        switch url"), SYMBOLS.index("    }\n\n    var isPreviewable")
+    expected = SYMBOLS[:start] + '        Self.symbols[url.pathExtension, default: "doc"]\n' + SYMBOLS[end:]
+    # before: 13 lines deleted for one written, unexplained
+    assert merged(SYMBOLS, snippet, language="swift") == expected
+
+
+def test_a_type_shown_whole_with_one_new_member_may_be_cut_short() -> None:
+    snippet = 'struct FilePresentation {\n    var isHidden: Bool {\n        url.lastPathComponent.hasPrefix(".")\n    }\n}\n'
+    assert ambiguous(SYMBOLS, snippet, language="swift").reasons[0].code == "unexplained_deletion"
