@@ -100,6 +100,11 @@ REMOVAL_NOISE = frozenset(
 )
 TYPE_DECLARATION = re.compile(r"\b(class|struct|interface|enum|impl|namespace|module|object|trait|record)\b")
 DOCSTRING = ('"""', "'''")
+# a method after its return type and modifiers: `public static IReadOnlyList<Summary> Top(int days, int n)`
+TYPED_METHOD = re.compile(
+    r"^((?:[\w$.]+(?:<.*>)?(?:\[\])*\??\s+)+)([A-Za-z_$][\w$]*)\s*(\([^()]*\))\s*(?:\{|throws\b.*)?$"
+)
+DECLARING = frozenset({"fun", "def", "function", "func", "fn", "sub", "proc", "new", "return"})
 DATA_LANGUAGES = frozenset({"json", "yaml", "toml", "xml", "html", "css", "scss", "markdown", "text"})
 ONE_PER_FILE = (*DOCSTRING, "#!")  # a docstring (of this level), a shebang
 # ... and the file's package (Java, Kotlin, Go), or its namespace when file-scoped (C#'s `namespace A.B;`)
@@ -868,6 +873,7 @@ class Aligner:
             (self.first_operand_of, operands_added),  # a condition with an operand more or less
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
             (self.unguarded_arm_of, not_paired),  # a match arm, a guard added or dropped
+            (self.name_and_parameters_of, not_paired),  # a method with another return type
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
             (self.renamed_head_of, renamed_if_called),
             (self.renamed_header_of, renamed_where_called),
@@ -1084,6 +1090,18 @@ class Aligner:
         if guarded is not None:
             return guarded["pattern"] + guarded["arrow"]
         return header if ARM.match(header) else None
+
+    @staticmethod
+    def name_and_parameters_of(side: Side, item: Item) -> str | None:
+        """A method declared after its return type (`public List<Summary> Top(int days) {`) by its
+        name and parameters, so that one shown with another return type or modifiers finds its
+        original; None for any other item."""
+        if not item.nested:
+            return None
+        found = TYPED_METHOD.match(side.normalized[item.header])
+        if found is None or found.group(2) in CONTROL or not DECLARING.isdisjoint(found.group(1).split()):
+            return None  # (`fun failed(step: String) {` is known by its key already)
+        return f"M{found.group(2)}{found.group(3)}"
 
     @staticmethod
     def assigned_call_of(side: Side, item: Item) -> str | None:
@@ -2495,10 +2513,11 @@ class Aligner:
         wanted = [(self.snippet.key(item), self.snippet.text(item)) for item in shown]
         first_lines = {text.partition("\n")[0] for _, text in wanted}  # a text starts with its first line
         # blocks whose condition was edited, known by their first lines inside, or by the same body
-        # (too short to tell) under an operand more or less
+        # (too short to tell) under an operand more or less; methods by their name and parameters
         measures = (
             (self.condition_body_of, self.edited_condition),
             (self.first_operand_of, self.operands_added),
+            (self.name_and_parameters_of, lambda s_item, o_item: True),  # another return type
         )
         conditions = []
         for item in shown:

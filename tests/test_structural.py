@@ -5998,3 +5998,32 @@ def test_a_code_block_shown_whole_and_mostly_new_is_rewritten_however_short() ->
 def test_a_type_shown_whole_with_one_new_member_may_be_cut_short() -> None:
     snippet = 'struct FilePresentation {\n    var isHidden: Bool {\n        url.lastPathComponent.hasPrefix(".")\n    }\n}\n'
     assert ambiguous(SYMBOLS, snippet, language="swift").reasons[0].code == "unexplained_deletion"
+
+
+REPORTS = (
+    "public sealed class Reports\n{\n    public List<Summary> TopCustomers(int days, int limit)\n    {\n"
+    "        var totals = new Dictionary<string, Summary>();\n        foreach (var order in Recent(days))\n        {\n"
+    "            totals[order.CustomerId] = totals.GetValueOrDefault(order.CustomerId).Add(order);\n        }\n"
+    "        var list = totals.Values.ToList();\n        list.Sort((a, b) => b.Revenue.CompareTo(a.Revenue));\n"
+    "        return list.Take(limit).ToList();\n    }\n\n    public decimal Revenue(int days)\n    {\n"
+    "        return Recent(days).Sum(o => o.Total);\n    }\n}\n"
+)
+
+
+def test_a_method_shown_with_another_return_type_edits_the_original_method() -> None:
+    snippet = (
+        "// ... existing code ...\n    public IReadOnlyList<Summary> TopCustomers(int days, int limit)\n    {\n"
+        "        return Recent(days).GroupBy(o => o.CustomerId).Select(Summary.Of)\n"
+        "            .OrderByDescending(s => s.Revenue).Take(limit).ToList();\n    }\n\n"
+        "    // ... Revenue unchanged ...\n}\n"
+    )
+    start, end = REPORTS.index("    public List<Summary>"), REPORTS.index("\n\n    public decimal Revenue")
+    expected = (
+        REPORTS[:start]
+        + "    public IReadOnlyList<Summary> TopCustomers(int days, int limit)\n    {\n"
+        + "        return Recent(days).GroupBy(o => o.CustomerId).Select(Summary.Of)\n"
+        + "            .OrderByDescending(s => s.Revenue).Take(limit).ToList();\n    }"
+        + REPORTS[end:]
+    )
+    # before: its key (return type and name) matched nothing in the original
+    assert merged(REPORTS, snippet, language="csharp") == expected
