@@ -85,6 +85,8 @@ MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(
 EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQUATION and LET_BINDING
 # a method defined with a space before its parameters (JavaScript Standard's `mute (c) {`): its name
 SPACED_METHOD = re.compile(r"^((?:(?:static|async|get|set)\s+)*[A-Za-z_$][\w$]*) \([^()]*\)\s*\{$")
+TEMPLATE_LANGUAGES = frozenset({"cpp", "cuda"})
+SPECIALIZATION = re.compile(r"<(?:[^<>]|<[^<>]*>)*>")  # template arguments, one level of nesting
 SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 METHOD_MODIFIERS = re.compile(r"^(?:(?:async|public|private|protected|override)\s+)+(?=[A-Za-z_$#][\w$]*$)")
 # a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
@@ -192,6 +194,10 @@ def signature_key(line: str, language: str = "") -> str:
                 return " ".join(found.groups())
     if "impl" in text or not DECLARATION_WORDS.isdisjoint(text.split(" ")):
         found = DECLARATION.match(text)
+        if found and language in TEMPLATE_LANGUAGES and text.startswith("<", found.end()):
+            # a specialization is its own declaration: `struct hash<geo::Point>`, not `struct hash`
+            arguments = SPECIALIZATION.match(text, found.end())
+            return found.group(1) + (arguments.group() if arguments else "")
         if found:
             return found.group(1)
     if text.endswith((" do", "|")):

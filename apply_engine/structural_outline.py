@@ -29,8 +29,9 @@ RULE = re.compile(r"^\.[\w-]+\s*:(?!:)")  # a Makefile's `.PHONY:`, a CSS `.card
 PURE_CLOSER = re.compile(r"^([}\])]+[;,)]*|</[\w.:-]+>|end|end;|fi|done|esac|end\s+\w+)$")
 COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[derive]`, `#include`
 # lines joined to the item below them: decorators and annotations (`@app.get("/")`, `#[derive]`,
-# `[Fact]`) and comments; in Ruby `@name` starts a statement (an instance variable), no decorator
-ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$"
+# `[Fact]`), C++'s `template <typename T>` and comments; in Ruby `@name` starts a statement (an
+# instance variable), no decorator
+ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|template\s*<[^;{]*>$"
 ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribute, no comment
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")

@@ -6027,3 +6027,24 @@ def test_a_method_shown_with_another_return_type_edits_the_original_method() -> 
     )
     # before: its key (return type and name) matched nothing in the original
     assert merged(REPORTS, snippet, language="csharp") == expected
+
+
+def test_a_cpp_template_line_belongs_to_the_declaration_below_it() -> None:
+    specialization = "template <>\nstruct hash<geo::{0}> {{\n  std::size_t operator()(const geo::{0}& v) const noexcept {{\n    return v.id;\n  }}\n}};\n"
+    original = (
+        "namespace std {\n\n"
+        + "\n".join(specialization.format(t) for t in ("Point", "Box", "Tile"))
+        + "\n}  // namespace std\n"
+    )
+    snippet = (
+        "template <>\nstruct hash<geo::Point> {\n  // ...\n};\n\n"
+        + specialization.format("Segment")
+        + "\n// ... Box and Tile unchanged ...\n\n}  // namespace std\n"
+    )
+    expected = original.replace(
+        "template <>\nstruct hash<geo::Box>",
+        specialization.format("Segment") + "\ntemplate <>\nstruct hash<geo::Box>",
+    )
+    # before: the new struct took the `template <>` line of the one below, which lost it; and each
+    # specialization had the key `struct hash`, so the new one might have edited any
+    assert merged(original, snippet, language="cpp") == expected
