@@ -133,6 +133,9 @@ CONDITIONS = frozenset({"if", "elif", "while", "for", "foreach", "unless", "unti
 CONDITIONS_START = tuple(CONDITIONS)
 HANDLERS = frozenset({"except", "catch", "rescue"})  # ... and so is a clause under these
 HANDLERS_START = tuple(HANDLERS)
+LOG_CALL = re.compile(
+    r"^(.*[.:])(trace|debug|info|notice|warn|warning|error|fatal|critical|verbose)(\(.*)$", re.IGNORECASE
+)  # `log.debug(...)`, `logger.warn(...)`, `Log::info(...)`: a call by its level
 QUOTES = re.compile(r"[\"'`]")
 STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one line
 DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
@@ -477,6 +480,17 @@ def repunctuated(line: str, original: str) -> bool:
     """The same line but for what ends it: `.managerId(id)` for `.managerId(id);`, `a == b &&` for
     `a == b`. Its end moved to a line added below (or from one taken away)."""
     return line != original and CONTINUED.sub("", line) == CONTINUED.sub("", original)
+
+
+def relevelled(line: str, original: str) -> bool:
+    """The same log call at another level: `log.info("...", host)` for `log.debug("...", host)`."""
+    found, o_found = LOG_CALL.match(line), LOG_CALL.match(original)
+    return (
+        found is not None
+        and o_found is not None
+        and found.group(2).lower() != o_found.group(2).lower()
+        and (found.group(1), found.group(3)) == (o_found.group(1), o_found.group(3))
+    )
 
 
 def requoted(line: str, original: str) -> bool:
@@ -2952,15 +2966,17 @@ class Aligner:
 
     def edits_line(self, s_item: Item, o_item: Item) -> bool:
         """One line shown as the original's with its end moved to a line added below
-        (`.managerId(id)` for `.managerId(id);`), quoted anew (`cd "$ROOT"`), with an argument more
-        (`get(url, token)`), with names added to a row of them (`DOT, COLON, QUESTION,`) or with the
-        same keyword arguments on other values (`workers=min(n, 8),`)."""
+        (`.managerId(id)` for `.managerId(id);`), quoted anew (`cd "$ROOT"`), logged at another
+        level (`log.info(...)` for `log.debug(...)`), with an argument more (`get(url, token)`), with
+        names added to a row of them (`DOT, COLON, QUESTION,`) or with the same keyword arguments on
+        other values (`workers=min(n, 8),`)."""
         lines = self.one_liners(s_item, o_item)
         if lines is None:
             return False
         return (
             repunctuated(*lines)
             or requoted(*lines)
+            or relevelled(*lines)
             or argument_added(*lines)
             or elements_added(*lines)
             or same_keywords(*lines)

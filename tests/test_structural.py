@@ -6048,3 +6048,18 @@ def test_a_cpp_template_line_belongs_to_the_declaration_below_it() -> None:
     # before: the new struct took the `template <>` line of the one below, which lost it; and each
     # specialization had the key `struct hash`, so the new one might have edited any
     assert merged(original, snippet, language="cpp") == expected
+
+
+def test_a_log_call_shown_at_another_level_edits_the_original_call() -> None:
+    original = (
+        "def acquire(self, host, tokens=1):\n    while True:\n        wait = self.bucket(host).time_until(tokens)\n"
+        "        if wait <= 0:\n            return\n        if self.deadline_passed(wait):\n"
+        "            raise RateLimitExceeded(host, wait)\n"
+        '        log.debug("rate limited on %s, sleeping %.3fs", host, wait)\n        self._sleep(wait)\n'
+    )
+    snippet = (
+        "def acquire(self, host, tokens=1):\n    # ... existing code ...\n"
+        '        log.info("rate limited on %s, sleeping %.3fs", host, wait)\n        self._sleep(wait)\n'
+    )
+    # before: a new `log.info` line above the `log.debug` one it replaces
+    assert merged(original, snippet, language="python") == original.replace("log.debug", "log.info")
