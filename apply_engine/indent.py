@@ -3,6 +3,7 @@
 Columns count a tab as TAB_WIDTH; a unit is "\t" or a run of spaces.
 """
 
+import re
 from collections import Counter
 from collections.abc import Container
 
@@ -46,6 +47,12 @@ def columns(lines: list[str], text: str | None = None) -> list[int]:
     return found
 
 
+# C++'s `public:`, often half a unit in (Google's style): no step of the file's indentation
+ACCESS_LABEL = re.compile(
+    r"^\s*(public|protected|private|signals|Q_SIGNALS|(public |protected |private )?(slots|Q_SLOTS))\s*:\s*$"
+)
+
+
 def indent_unit(
     lines: list[str], text: str | None = None, strings: Container[int] = (), prefer: str | None = None
 ) -> str | None:
@@ -55,7 +62,10 @@ def indent_unit(
     `prefer`: the unit taken when two steps are seen equally often (a snippet's, the original's)."""
     if text is not None and "\t" not in text:
         sample = lines[:UNIT_SAMPLE_LINES]
-        widths = [-1 if k in strings else width for k, width in enumerate(columns(sample, text))]
+        widths = [
+            -1 if k in strings or ACCESS_LABEL.match(sample[k]) else width
+            for k, width in enumerate(columns(sample, text))
+        ]
         bodies = {k for k in range(1, len(sample)) if sample[k - 1].rstrip().endswith((":", "{"))}
         return space_unit(widths, bodies, prefer)
     tabs = spaces = 0

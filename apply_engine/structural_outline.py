@@ -14,6 +14,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
+from apply_engine.indent import ACCESS_LABEL
+
 # (a closing word right before a colon is a key or a label: `done: done ?? this.done,`, `when: manual`;
 # Ruby's `when` continues a `case`, Kotlin's `when (x) {` starts a statement)
 CONTINUATION = re.compile(
@@ -166,11 +168,6 @@ def table_columns(lines: list[str], columns: list[int], table: re.Pattern[str] =
         else:
             virtual.append(col + TOML_CONTENT if in_table and col >= 0 else col)
     return virtual
-
-
-ACCESS_LABEL = re.compile(
-    r"^\s*(public|protected|private|signals|Q_SIGNALS|(public |protected |private )?(slots|Q_SLOTS))\s*:\s*$"
-)
 
 
 def label_columns(lines: list[str], columns: list[int]) -> list[int]:

@@ -6063,3 +6063,17 @@ def test_a_log_call_shown_at_another_level_edits_the_original_call() -> None:
     )
     # before: a new `log.info` line above the `log.debug` one it replaces
     assert merged(original, snippet, language="python") == original.replace("log.debug", "log.info")
+
+
+def test_access_labels_half_a_unit_in_are_no_step_of_the_indent_unit() -> None:
+    original = (
+        "class Locker {\n public:\n  explicit Locker(Isolate* isolate);\n  ~Locker();\n\n private:\n"
+        "  void Initialize(Isolate* isolate);\n\n  bool has_lock_;\n  internal::Isolate* isolate_;\n};\n"
+    )
+    snippet = (
+        "class Locker {\n  // ... public API unchanged ...\n\n private:\n  void Initialize(Isolate* isolate);\n\n"
+        "  bool has_lock_;\n  bool was_unlocked_ = false;\n  internal::Isolate* isolate_;\n};\n"
+    )
+    expected = original.replace("  bool has_lock_;\n", "  bool has_lock_;\n  bool was_unlocked_ = false;\n")
+    # before: ` private:` one space in made the snippet's unit one space, so its members went 4 in
+    assert merged(original, snippet, language="cpp") == expected
