@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 50 blind sets of everyday edits: 69.8% blind, 85.7% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 54 blind sets of everyday edits: 70.2% blind, 85.6% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -136,6 +136,12 @@ KNOWN_WRONG: dict[str, str] = {
     "exports each function with `exports.x =` (a negative, merged)",
     "everyday/s49-05-python-shlex-get-token-loop": "a comment above a line of a function shown whole and "
     "rewritten is kept, though the rewrite left it out",
+    "everyday/s53-26-json-tsconfig-paths": "a first key closed up from its object's `{` is deleted, as closing "
+    "up reads; the writer meant it left out",
+    "everyday/s54-19-javascript-install-checks-error-path": "a hunk after a bare `...` is placed in the nearer of "
+    "two functions that hold its anchor (a negative, merged)",
+    "everyday/s54-27-java-access-policy-suspended-first": "an `if` chain cut short by a marker is read as "
+    "keeping the rest (a negative, merged)",
 }
 
 
