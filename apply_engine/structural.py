@@ -47,6 +47,7 @@ from apply_engine.languages import (
     marker_comments,
 )
 from apply_engine.markers import (
+    INLINE_MARKER,
     elided_body,
     has_inline_marker,
     is_marker,
@@ -163,6 +164,7 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
     if not "".join(edit.lines).strip():
         return ambiguous(language, "empty_snippet", "the snippet is empty")
     edit = without_path_comment(edit, source, language)
+    edit = inline_markers_apart(edit, source, language)
     markers = find_markers(edit.lines, source.lines, language, source.raw, analysis.columns)
     if not source.lines or not "".join(source.lines).strip():
         if markers:
@@ -234,6 +236,40 @@ def matching_closer(lines: list[str], opener: int) -> int | None:
 
 def nonblank(lines: list[str]) -> int:
     return sum(1 for line in lines if line.strip())
+
+
+def inline_markers_apart(edit: Source, original: Source, language: str) -> Source:
+    """A marker comment after code on its line (`params.push(limit); // ... (unchanged)`) stands on
+    a line of its own below that code, one unit deeper where the code opens a block (`function (c)
+    { // ... cell padding unchanged`); not on a line the original has. The new lines keep the
+    snippet's offsets, so the code is still inserted from it."""
+    comments, block = marker_comments(language)
+    known = original.trimmed
+    lines: list[str] = []
+    offsets: list[int] = []
+    unit = None
+    for k, line in enumerate(edit.lines):
+        found = INLINE_MARKER.search(line)
+        code = line[: found.start()].rstrip() if found else ""
+        comment = line[found.start() :].strip() if found else ""
+        if (
+            code.strip() in ("", "pass", "...", "…")  # (`pass  # unchanged` stands for a body)
+            or line.rstrip() in known
+            or is_marker(line, comments, block)  # (`<# ... #>`)
+            or not comment.startswith((*comments, *(("/*", "<!--") if block else ())))
+            or not is_marker(comment, comments, block)
+        ):
+            lines.append(line)
+            offsets.append(edit.offsets[k])
+            continue
+        if unit is None:
+            unit = indent_unit(edit.lines) or DEFAULT_UNIT
+        deeper = unit if code.endswith(("{", "(", "[", ":")) else ""
+        lines += [code, leading(line) + deeper + comment]
+        offsets += [edit.offsets[k], edit.offsets[k] + len(code)]
+    if len(lines) == len(edit.lines):
+        return edit
+    return replace(edit, lines=lines, offsets=[*offsets, edit.offsets[-1]])
 
 
 def without_path_comment(edit: Source, original: Source, language: str) -> Source:

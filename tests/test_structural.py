@@ -6077,3 +6077,53 @@ def test_access_labels_half_a_unit_in_are_no_step_of_the_indent_unit() -> None:
     expected = original.replace("  bool has_lock_;\n", "  bool has_lock_;\n  bool was_unlocked_ = false;\n")
     # before: ` private:` one space in made the snippet's unit one space, so its members went 4 in
     assert merged(original, snippet, language="cpp") == expected
+
+
+TABLE_JS = (
+    "module.exports = function (rows, opts) {\n  if (!opts) opts = {};\n  var hsep = opts.hsep || '  ';\n"
+    "  var align = opts.align || [];\n  var sizes = widths(rows);\n\n  return map(rows, function (row) {\n"
+    "    return map(row, function (c, ix) {\n      var n = sizes[ix] - c.length;\n      return c + pad(n);\n"
+    "    }).join(hsep).replace(/\\s+$/, '');\n  }).join('\\n');\n};\n"
+)
+
+
+def test_a_marker_after_code_on_its_line_stands_below_that_code() -> None:
+    snippet = (
+        "module.exports = function (rows, opts) {\n  if (!opts) opts = {};\n"
+        "  var hsep = opts.hsep || '  '; // ... rest of setup unchanged\n  var trimEnd = opts.trimEnd !== false;\n"
+        "\n  return map(rows, function (row) {\n    var line = map(row, function (c, ix) { // ... padding unchanged\n"
+        "    }).join(hsep);\n    return trimEnd ? line.replace(/\\s+$/, '') : line;\n  }).join('\\n');\n};\n"
+    )
+    expected = (
+        TABLE_JS.replace(
+            "  var sizes = widths(rows);\n",
+            "  var sizes = widths(rows);\n  var trimEnd = opts.trimEnd !== false;\n",
+        )
+        .replace(
+            "    return map(row, function (c, ix) {\n",
+            "    var line = map(row, function (c, ix) {\n",
+        )
+        .replace(
+            "    }).join(hsep).replace(/\\s+$/, '');\n",
+            "    }).join(hsep);\n    return trimEnd ? line.replace(/\\s+$/, '') : line;\n",
+        )
+    )
+    # before: the comment was code with an elision comment, written into the file: ambiguous
+    assert merged(TABLE_JS, snippet, language="javascript") == expected
+
+
+def test_a_line_glued_below_a_marker_joins_the_glued_lines_it_elides() -> None:
+    original = (
+        "class Sorter:\n    def __init__(self, graph=None):\n        self._node2info = {}\n"
+        "        self._ready_nodes = None\n        self._nfinished = 0\n\n        if graph is not None:\n"
+        "            self.load(graph)\n"
+    )
+    snippet = (
+        "    def __init__(self, graph=None):\n        self._node2info = {}\n        # ... other counters unchanged\n"
+        "        self._nedges = 0\n\n        if graph is not None:\n            self.load(graph)\n"
+    )
+    expected = original.replace(
+        "        self._nfinished = 0\n", "        self._nfinished = 0\n        self._nedges = 0\n"
+    )
+    # before: the blank line above the anchor went above the new line too
+    assert merged(original, snippet, language="python") == expected
