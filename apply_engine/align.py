@@ -2044,8 +2044,11 @@ class Aligner:
 
     @staticmethod
     def declared_name(side: Side, item: Item) -> str | None:
-        """The name an item declares, lowercased (`def _check(self, resp):`: _check)."""
-        declared = NAME.findall(side.key(item)) if not item.marker else []
+        """The name an item declares, lowercased (`def _check(self, resp):`: _check); None for an
+        import (its key ends in `import`, not a name)."""
+        if item.marker or IMPORT_LINE.match(side.normalized[item.header]):
+            return None
+        declared = NAME.findall(side.key(item))
         return declared[-1].lower() if declared else None
 
     def named_below(self, kept: list[Item], marker: Item, new: list[Item]) -> int | None:

@@ -6127,3 +6127,21 @@ def test_a_line_glued_below_a_marker_joins_the_glued_lines_it_elides() -> None:
     )
     # before: the blank line above the anchor went above the new line too
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_new_import_above_a_marker_naming_the_items_below_replaces_no_import() -> None:
+    original = (
+        "import sys\nfrom datetime import datetime\nfrom pathlib import Path\n\nlogger = logging.getLogger(__name__)\n\n"
+        'SCHEMA = "CREATE TABLE t (x)"\n\n\ndef main():\n    return 0\n'
+    )
+    snippet = (
+        "import sys\nfrom datetime import datetime\nfrom logging.handlers import RotatingFileHandler\n"
+        "# ... logger and SCHEMA unchanged ...\n\n\ndef main():\n    return 0\n"
+    )
+    expected = original.replace(
+        "from pathlib import Path\n",
+        "from logging.handlers import RotatingFileHandler\nfrom pathlib import Path\n",
+    )
+    # before: both keys end in `import`, so the new import was taken for the counterpart of `from
+    # pathlib import Path`, which it replaced
+    assert merged(original, snippet, language="python") == expected
