@@ -842,6 +842,11 @@ def finish(
         return ambiguous(
             language, "unexplained_deletion", f"{used!r} would be deleted, yet the file still uses it"
         )
+    import_used = import_deleted_yet_used(plan, source, merged, [edit.lines[k] for k in inserted], language)
+    if import_used:
+        return ambiguous(
+            language, "unexplained_deletion", f"{import_used!r} would be deleted, yet the file still uses it"
+        )
     renamed = renamed_beside_old_call(plan, source, merged)
     if renamed:
         return ambiguous(
@@ -937,6 +942,60 @@ def not_copied(plan: list[Span], source: Source) -> list[tuple[int, int]]:
             found.append((at, start))
         at = max(at, end)
     return found + ([(at, len(source.raw))] if at < len(source.raw) else [])
+
+
+# what an import binds: a module used as `name.` (Go's `"encoding/json"`, Python's `import os.path`,
+# JavaScript's `import * as fs`), or names used as they are (`from m import A, B as C`, Java's
+# `import a.b.C;`, JavaScript's `import X, { a, b as c } from`)
+GO_IMPORT = re.compile(r'^(?:import\s+)?(?:(\w+)\s+)?"(?:[^"]*/)?([A-Za-z_]\w*)(?:/v\d+)?"$')
+PY_IMPORT = re.compile(r"^import\s+([\w.]+)(?:\s+as\s+(\w+))?$")
+PY_FROM = re.compile(r"^from\s+[\w.]+\s+import\s+\(?([\w\s,]+?)\)?$")
+JVM_IMPORT = re.compile(r"^import\s+(?:static\s+)?[\w.]+\.([A-Za-z_]\w*);?$")
+JS_IMPORT = re.compile(r"^import\s+(?:(\w+)\s*,?\s*)?(?:\*\s+as\s+(\w+)|\{([^}]*)\})?\s*from\s")
+
+
+def imported(line: str, language: str) -> tuple[list[str], list[str]]:
+    """(modules used as `name.`, names used as they are) that an import line binds."""
+    text = line.strip()
+    if language == "go" and (found := GO_IMPORT.match(text)):
+        return [found.group(1) or found.group(2)], []
+    if language == "python" and (found := PY_IMPORT.match(text)):
+        return [found.group(2) or found.group(1).split(".")[0]], []
+    if language == "python" and (found := PY_FROM.match(text)):
+        return [], [part.split()[-1] for part in found.group(1).split(",") if part.strip()]
+    if language in ("java", "kotlin", "scala") and (found := JVM_IMPORT.match(text)):
+        return [], [found.group(1)]
+    if language in ("javascript", "typescript", "tsx") and (found := JS_IMPORT.match(text)):
+        names = [part.split()[-1] for part in (found.group(3) or "").split(",") if part.strip()]
+        return [found.group(2)] if found.group(2) else [], [*filter(None, [found.group(1)]), *names]
+    return [], []
+
+
+def import_deleted_yet_used(
+    plan: list[Span], source: Source, merged: str, written: list[str], language: str
+) -> str | None:
+    """An import the merge deletes (a snippet that shows the import block trimmed, closed up),
+    whose module or names the merged file still uses and the lines the snippet writes never name
+    (in an import that replaces it, or at all): left out, not meant."""
+    offsets = source.offsets
+    gone = []  # the original lines not copied, whole
+    for lo, hi in not_copied(plan, source):
+        k = bisect_left(offsets, lo)
+        while k < len(source.lines) and offsets[k + 1] <= hi:
+            gone.append(k)
+            k += 1
+    if not gone:
+        return None
+    named = set(NAME.findall("\n".join(written)))
+    code = "\n".join(line for line in merged.splitlines() if not IMPORT_LINE.match(line))
+    for k in gone:
+        modules, names = imported(source.lines[k], language)
+        modules, names = [n for n in modules if n not in named], [n for n in names if n not in named]
+        if any(re.search(rf"\b{re.escape(name)}\.", code) for name in modules) or any(
+            re.search(rf"\b{re.escape(name)}\b", code) for name in names
+        ):
+            return source.lines[k].strip()
+    return None
 
 
 def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> str | None:

@@ -6145,3 +6145,24 @@ def test_a_new_import_above_a_marker_naming_the_items_below_replaces_no_import()
     # before: both keys end in `import`, so the new import was taken for the counterpart of `from
     # pathlib import Path`, which it replaced
     assert merged(original, snippet, language="python") == expected
+
+
+def test_an_import_left_out_of_a_block_yet_still_used_is_not_deleted() -> None:
+    original = (
+        'package api\n\nimport (\n\t"encoding/json"\n\t"net/http"\n\t"strconv"\n)\n\n'
+        'func (a *API) list(w http.ResponseWriter, r *http.Request) {\n\tn, _ := strconv.Atoi(r.URL.Query().Get("n"))\n'
+        "\tjson.NewEncoder(w).Encode(a.items[:n])\n}\n"
+        + "".join(
+            f"\nfunc (a *API) get{i}(w http.ResponseWriter, r *http.Request) {{\n"
+            f'\tid, _ := strconv.Atoi(r.PathValue("id"))\n\tjson.NewEncoder(w).Encode(a.items[id+{i}])\n}}\n'
+            for i in range(4)
+        )
+    )
+    snippet = (
+        'package api\n\nimport (\n\t"net/http"\n)\n\n'
+        "func (a *API) archive(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(http.StatusNoContent)\n}\n"
+    )
+    # before: `encoding/json` and `strconv` were deleted though `list` still uses them
+    assert ambiguous(original, snippet, language="go").reasons[0].code == "unexplained_deletion"
+    edited = snippet.replace('\t"net/http"\n', '\t"encoding/json"\n\t"net/http"\n\t"strconv"\n')
+    assert "archive" in merged(original, edited, language="go")  # all kept: no complaint
