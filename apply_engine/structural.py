@@ -70,6 +70,7 @@ from apply_engine.structural_outline import (
     label_columns,
     markdown_columns,
     outline,
+    statement_columns,
     string_columns,
     table_columns,
 )
@@ -413,6 +414,8 @@ def columns_of(
         return table_columns(lines, found)
     if language in ("c", "cpp", "csharp"):
         found = directive_columns(lines, found)
+    if language == "sql":
+        return statement_columns(lines, found)
     if language == "cpp":
         return label_columns(lines, found)
     return table_columns(lines, found, INI_SECTION) if language == "text" else found

@@ -170,6 +170,29 @@ def table_columns(lines: list[str], columns: list[int], table: re.Pattern[str] =
     return virtual
 
 
+DDL = re.compile(r"^(CREATE|ALTER|DROP|GRANT|REVOKE|COMMENT ON)\b", re.IGNORECASE)
+
+
+def statement_columns(lines: list[str], columns: list[int]) -> list[int]:
+    """SQL: the lines of a definition written over several lines at its first line's column
+    (`CREATE FUNCTION f(text)`, `RETURNS setof record`, ..., `LANGUAGE C STRICT;`) stand one column
+    deeper than that first line, so that the statement is one item up to the `;` that ends it. (A
+    query's lines stay as they are: a snippet may show a `WITH` query's middle, never its start.)"""
+    virtual = list(columns)
+    open_at = None  # the column of the statement's first line, until a line ends it
+    for k, line in enumerate(lines):
+        text = line.strip()
+        if columns[k] < 0 or text.startswith("--"):
+            continue
+        if open_at is None:
+            open_at = columns[k] if DDL.match(text) else None
+        elif columns[k] <= open_at:
+            virtual[k] = open_at + 1
+        if text.endswith(";"):
+            open_at = None
+    return virtual
+
+
 def label_columns(lines: list[str], columns: list[int]) -> list[int]:
     """C++'s `public:` written at its class's column stands among the members below it, so that
     they stay the class's children."""

@@ -6166,3 +6166,27 @@ def test_an_import_left_out_of_a_block_yet_still_used_is_not_deleted() -> None:
     assert ambiguous(original, snippet, language="go").reasons[0].code == "unexplained_deletion"
     edited = snippet.replace('\t"net/http"\n', '\t"encoding/json"\n\t"net/http"\n\t"strconv"\n')
     assert "archive" in merged(original, edited, language="go")  # all kept: no complaint
+
+
+def test_a_sql_definition_over_several_lines_is_one_item_up_to_its_semicolon() -> None:
+    function = "CREATE FUNCTION {0}(text)\nRETURNS setof {1}\nAS 'MODULE_PATHNAME','{2}'\nLANGUAGE C STABLE STRICT;\n"
+    original = "\n".join(
+        [
+            function.format("crosstab3", "crosstab_3", "crosstab"),
+            function.format("crosstab4", "crosstab_4", "crosstab"),
+            "-- obsolete:\n" + function.format("crosstab", "record", "crosstab"),
+            function.format("connectby", "record", "connectby_text"),
+        ]
+    )
+    snippet = (
+        "-- ... existing code ...\n\n"
+        + function.format("crosstab4", "crosstab_4", "crosstab")
+        + "\n"
+        + function.format("crosstab5", "crosstab_5", "crosstab")
+        + "\n-- ... existing code ...\n"
+    )
+    expected = original.replace(
+        "\n-- obsolete:", "\n" + function.format("crosstab5", "crosstab_5", "crosstab") + "\n-- obsolete:"
+    )
+    # before: each line an item, the new function's lines were aligned with the obsolete one's
+    assert merged(original, snippet, language="sql") == expected
