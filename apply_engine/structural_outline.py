@@ -34,6 +34,7 @@ COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[der
 # `[Fact]`), C++'s `template <typename T>` and comments; in Ruby `@name` starts a statement (an
 # instance variable), no decorator
 ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|template\s*<[^;{]*>$"
+ANNOTATION_NAME = re.compile(r"@[\w.]+")
 ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribute, no comment
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
@@ -489,7 +490,7 @@ def attach_prefixes(
     joined: list[Item] = []
     for run in runs:
         code = run[-1]
-        if len(run) == 1 or code.marker or prefix.match(lines[code.header].strip()):
+        if len(run) == 1 or code.marker or prefix_line(lines[code.header].strip(), prefix):
             joined += run
             continue
         first = 0
@@ -502,6 +503,35 @@ def attach_prefixes(
     return joined
 
 
+def annotations_alone(text: str) -> bool:
+    """Whether a line that opens with `@` holds annotations and nothing after them (`@Override`,
+    `@GetMapping("/x")`, `@app.route(` continued below), not an annotated declaration
+    (`@ColumnInfo(name = "x") val x: Int,`, `@Input() name: string;`)."""
+    at = 0
+    while at < len(text) and text[at] == "@":
+        found = ANNOTATION_NAME.match(text, at)
+        if found is None:
+            return False
+        at = found.end()
+        if text.startswith("(", at):
+            depth = 0
+            for end in range(at, len(text)):
+                depth += (text[end] == "(") - (text[end] == ")")
+                if depth == 0:
+                    break
+            else:
+                return True  # its arguments go on below
+            at = end + 1
+        while at < len(text) and text[at] == " ":
+            at += 1
+    return at >= len(text)
+
+
+def prefix_line(text: str, prefix: re.Pattern[str]) -> bool:
+    """Whether a (stripped) line is one that joins the item below it."""
+    return prefix.match(text) is not None and (not text.startswith("@") or annotations_alone(text))
+
+
 def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]) -> bool:
     """Whether `item`, right below the run and as deep, continues a run of prefix lines: a marker
     right after an attribute, code or an attribute after such a marker, or anything after a
@@ -511,7 +541,7 @@ def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]
         return not last.marker and ATTRIBUTE.match(lines[last.header].strip()) is not None
     if last.marker:
         return len(run) > 1
-    return prefix.match(lines[last.header].strip()) is not None
+    return prefix_line(lines[last.header].strip(), prefix)
 
 
 def outline(

@@ -13,7 +13,7 @@ from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
 from apply_engine.structural import merge
-from apply_engine.structural_outline import CONTINUED, string_columns
+from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
 
@@ -6190,3 +6190,27 @@ def test_a_sql_definition_over_several_lines_is_one_item_up_to_its_semicolon() -
     )
     # before: each line an item, the new function's lines were aligned with the obsolete one's
     assert merged(original, snippet, language="sql") == expected
+
+
+def test_an_annotated_declaration_on_one_line_is_no_prefix_of_the_next() -> None:
+    original = (
+        "data class EpisodeEntity(\n    @PrimaryKey val guid: String,\n    val title: String,\n"
+        '    @ColumnInfo(name = "audio_url") val audioUrl: String,\n'
+        '    @ColumnInfo(name = "published_at") val publishedAt: Instant,\n    val explicit: Boolean,\n'
+        '    @ColumnInfo(name = "is_played") val isPlayed: Boolean = false,\n)\n'
+    )
+    snippet = (
+        "data class EpisodeEntity(\n    // ...\n"
+        '    @ColumnInfo(name = "published_at") val publishedAt: Instant,\n'
+        '    @ColumnInfo(name = "duration_seconds") val durationSeconds: Int?,\n    val explicit: Boolean,\n'
+        "    // ...\n)\n"
+    )
+    expected = original.replace(
+        "    val explicit: Boolean,\n",
+        '    @ColumnInfo(name = "duration_seconds") val durationSeconds: Int?,\n    val explicit: Boolean,\n',
+    )
+    # before: the two `@ColumnInfo(...) val ...` lines were read as annotations of `val explicit`,
+    # and the parameters above them deleted
+    assert merged(original, snippet, language="kotlin") == expected
+    assert annotations_alone('@GetMapping("/x")') and annotations_alone("@app.route(")
+    assert not annotations_alone('@ColumnInfo(name = "x") val x: Int,')
