@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 54 blind sets of everyday edits: 70.2% blind, 85.6% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 58 blind sets of everyday edits: 71.2% blind, 86.0% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -142,6 +142,8 @@ KNOWN_WRONG: dict[str, str] = {
     "two functions that hold its anchor (a negative, merged)",
     "everyday/s54-27-java-access-policy-suspended-first": "an `if` chain cut short by a marker is read as "
     "keeping the rest (a negative, merged)",
+    "everyday/s56-21-python-pandas-assign-wind-kmh": "a method chain broken by a marker: the `.assign(` shown "
+    "after it is written again beside the original, which the chain's first line holds",
 }
 
 
