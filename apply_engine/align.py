@@ -2901,6 +2901,14 @@ class Aligner:
         imported, o_imported = path_import(s_text), path_import(o_text)
         if imported and o_imported and imported[0] == o_imported[0] and imported[1] & o_imported[1]:
             return True  # `import scala.math.{Pi, sqrt}` where `import scala.math.Pi` stands, likewise
+        if (
+            imported
+            and o_imported
+            and s_header.startswith("import ")
+            and len(imported[1]) == len(o_imported[1]) == 1
+            and imported != o_imported
+        ):
+            return False  # Java's and Kotlin's `import a.b.Icon` beside `import a.b.Text`: a new one
         if FILE_SCOPE.match(s_header) and FILE_SCOPE.match(o_header):
             return True  # a package where the original has one
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)

@@ -6214,3 +6214,20 @@ def test_an_annotated_declaration_on_one_line_is_no_prefix_of_the_next() -> None
     assert merged(original, snippet, language="kotlin") == expected
     assert annotations_alone('@GetMapping("/x")') and annotations_alone("@app.route(")
     assert not annotations_alone('@ColumnInfo(name = "x") val x: Int,')
+
+
+def test_an_import_of_one_name_beside_another_from_the_same_package_is_new() -> None:
+    original = (
+        "package app\n\nimport androidx.compose.material3.Card\nimport androidx.compose.material3.MaterialTheme\n"
+        "import androidx.compose.material3.Text\nimport androidx.compose.runtime.Composable\n\n"
+        "@Composable\nfun Note(title: String) {\n    Card { Text(title) }\n}\n"
+    )
+    snippet = (
+        "import androidx.compose.material3.Card\nimport androidx.compose.material3.Icon\n// ...\n\n"
+        "@Composable\nfun Note(title: String) {\n    Card { Text(title); Icon(pin) }\n}\n"
+    )
+    expected = original.replace(
+        "material3.Card\n", "material3.Card\nimport androidx.compose.material3.Icon\n"
+    ).replace("Card { Text(title) }", "Card { Text(title); Icon(pin) }")
+    # before: `import ...material3.Icon` might have edited `import ...material3.MaterialTheme`
+    assert merged(original, snippet, language="kotlin") == expected
