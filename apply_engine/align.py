@@ -61,6 +61,7 @@ PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:
 # or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
 LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.!@]+(?:\s*,\s*[\w.!@]+)*);?$")
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
+CALLBACK_PARAMETERS = re.compile(r"(?:async\s*)?\([^()]*\)\s*=>|\w+\s*=>")  # `(to) =>`, `x =>`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
 IMPORT_WORDS = frozenset(
     {"import", "from", "as", "use", "using", "include", "require", "const", "let", "var"}
@@ -3225,6 +3226,16 @@ class Aligner:
             self.fail(
                 "edit_or_insertion",
                 f"{call[:60]!r} is called as the elided code next to it calls it: an edit?",
+                s_items[0],
+            )
+            return True
+        if s_line != o_line and CALLBACK_PARAMETERS.sub("() =>", s_line) == CALLBACK_PARAMETERS.sub(
+            "() =>", o_line
+        ):
+            # `onBeforeRouteLeave((to) => {` new beside `onBeforeRouteLeave(() => {`
+            self.fail(
+                "edit_or_insertion",
+                f"{s_line[:60]!r} passes a callback as the elided code next to it does: an edit?",
                 s_items[0],
             )
             return True

@@ -6231,3 +6231,18 @@ def test_an_import_of_one_name_beside_another_from_the_same_package_is_new() -> 
     ).replace("Card { Text(title) }", "Card { Text(title); Icon(pin) }")
     # before: `import ...material3.Icon` might have edited `import ...material3.MaterialTheme`
     assert merged(original, snippet, language="kotlin") == expected
+
+
+def test_a_callback_call_shown_with_other_parameters_beside_its_elided_original_is_ambiguous() -> None:
+    original = (
+        "<script setup>\nconst isDirty = ref(false);\n\nonMounted(() => load());\n\n"
+        "onBeforeRouteLeave(() => {\n  if (!isDirty.value) {\n    return true;\n  }\n"
+        "  return window.confirm('Discard changes?');\n});\n</script>\n"
+    )
+    snippet = (
+        "<script setup>\n// ... existing code ...\n\nonBeforeRouteLeave((to) => {\n"
+        "  if (!isDirty.value || to.query.force === '1') {\n    return true;\n  }\n"
+        "  return window.confirm('Discard changes?');\n});\n</script>\n"
+    )
+    # before: a second guard beside the first, which stayed
+    assert ambiguous(original, snippet, language="vue").reasons[0].code == "edit_or_insertion"
