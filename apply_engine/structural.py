@@ -647,6 +647,8 @@ def inside_container(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, s
         reasons = len(aligner.reasons)
         container = aligner.container(o_tree, outer)
         del aligner.reasons[reasons:]
+        if container is None:
+            return None  # (the block of the deeper code would take the less indented code in too)
     container = container or aligner.container(o_tree, s_tree)
     if container is None or (depths and min(depths) < depths[0]):
         return None  # (code less indented than the snippet's first is outside the container)

@@ -6246,3 +6246,19 @@ def test_a_callback_call_shown_with_other_parameters_beside_its_elided_original_
     )
     # before: a second guard beside the first, which stayed
     assert ambiguous(original, snippet, language="vue").reasons[0].code == "edit_or_insertion"
+
+
+def test_code_less_indented_than_a_fragment_is_never_taken_into_the_fragments_block() -> None:
+    original = (
+        "use std::time::Duration;\nuse tokio::sync::mpsc;\n\npub struct Batcher {\n    buffer: Vec<Event>,\n}\n\n"
+        "impl Batcher {\n    pub fn new() -> Self {\n        Self { buffer: Vec::new() }\n    }\n\n"
+        "    pub async fn run(mut self, mut rx: mpsc::Receiver<Event>) {\n        while let Some(e) = rx.recv().await {\n"
+        "            self.buffer.push(e);\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "use tokio::sync::{mpsc, watch};\n\n// ... existing code ...\n\n"
+        "    pub async fn run(mut self, mut rx: mpsc::Receiver<Event>, stop: watch::Receiver<bool>) {\n"
+        "        while let Some(e) = rx.recv().await {\n            self.buffer.push(e);\n        }\n    }\n"
+    )
+    # before: the `use` line was written inside `impl Batcher`, above `new`, the old one kept
+    ambiguous(original, snippet, language="rust")
