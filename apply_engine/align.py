@@ -1971,6 +1971,7 @@ class Aligner:
         if (
             self.twin(kept, beside_kept, another)
             or self.repeats_elided(inserted, kept)
+            or self.wraps_kept(after_kept, kept)
             or self.lands_on_key(after, kept, after_kept, another)
             or self.shown_from_elsewhere(inserted)
         ):
@@ -2698,6 +2699,25 @@ class Aligner:
                 )
                 return True
         return False
+
+    def wraps_kept(self, new: list[Item], kept: list[Item]) -> bool:
+        """A new block placed right below an elided line that it holds word for word (`if [ -n
+        "$KEEP" ]; then`, ..., `else`, `rm -fr "$BUILD"`, `fi` below `rm -fr "$BUILD"`): that line
+        moved into the block, or copied there? The reason is recorded."""
+        if not new or not kept or not new[0].children or kept[-1].children:
+            return False
+        line = self.original.normalized[kept[-1].header]
+        if (
+            letters(line) < MIN_INNER_LETTERS
+            or line not in self.snippet.normalized[new[0].header : new[0].end]
+        ):
+            return False
+        self.fail(
+            "moved_or_copied",
+            f"{line[:60]!r} is shown in a new block below it: moved there, or copied?",
+            new[0],
+        )
+        return True
 
     def repeats_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
         """New comment lines that the elided original code holds word for word: original code

@@ -6262,3 +6262,16 @@ def test_code_less_indented_than_a_fragment_is_never_taken_into_the_fragments_bl
     )
     # before: the `use` line was written inside `impl Batcher`, above `new`, the old one kept
     ambiguous(original, snippet, language="rust")
+
+
+def test_a_new_block_holding_the_elided_line_right_above_it_is_ambiguous() -> None:
+    original = (
+        '#!/usr/bin/env bash\nset -e\nBUILD_PATH="$(mktemp -d)"\n\nbuild "${BUILD_PATH}"\nSTATUS=$?\n\n'
+        'rm -fr "${BUILD_PATH}"\n\nexit "${STATUS}"\n'
+    )
+    snippet = (
+        '#!/usr/bin/env bash\n# ... existing code ...\n\nif [ -n "${KEEP_BUILD_PATH}" ]; then\n'
+        '  echo "build directory kept at ${BUILD_PATH}" 1>&2\nelse\n  rm -fr "${BUILD_PATH}"\nfi\n\nexit "${STATUS}"\n'
+    )
+    # before: the `if` was written below the `rm` line it wraps, which stayed
+    assert ambiguous(original, snippet, language="bash").reasons[0].code == "moved_or_copied"
