@@ -989,12 +989,13 @@ def import_deleted_yet_used(
         while k < len(source.lines) and offsets[k + 1] <= hi:
             gone.append(k)
             k += 1
-    if not gone:
-        return None
+    bindings = [(k, *imported(source.lines[k], language)) for k in gone]
+    bindings = [(k, modules, names) for k, modules, names in bindings if modules or names]
+    if not bindings:
+        return None  # (the common case: no import deleted)
     named = set(NAME.findall("\n".join(written)))
     code = "\n".join(line for line in merged.splitlines() if not IMPORT_LINE.match(line))
-    for k in gone:
-        modules, names = imported(source.lines[k], language)
+    for k, modules, names in bindings:
         modules, names = [n for n in modules if n not in named], [n for n in names if n not in named]
         if any(re.search(rf"\b{re.escape(name)}\.", code) for name in modules) or any(
             re.search(rf"\b{re.escape(name)}\b", code) for name in names
