@@ -2007,23 +2007,23 @@ class Aligner:
         ops += placed
         first = after_kept[0] if kept and after_kept else None
         at_anchor = spacing is not None and not tail and not after
-        # (new lines glued below elided ones that stand glued, `self._nfinished = 0` above, and
-        # apart from the anchor below, join the elided ones)
+        # new lines glued below elided ones that stand glued (`self._nfinished = 0` above), and
+        # apart from the anchor below, join the elided ones: no blank lines between
         glued = len(kept) > 1 and all(item.lead == item.start for item in kept[1:])
         apart = (
             bool(after_kept)
             and not self.snippet.normalized[min(after_kept[-1].end, len(self.snippet.lines) - 1)]
         )
-        if first is not None and first.lead == first.start and at_anchor and glued and apart:
-            pass
-        elif first is not None and first.lead == first.start:
-            # no blank lines shown above it: those the original has where it goes, above the next
-            # anchor, or else those of its siblings
-            ops.append(spacing if at_anchor else Copy(kept[-1].lead, kept[-1].start))
-        elif first is not None and at_anchor and first.start - first.lead < spacing.end - spacing.start:
-            # fewer blank lines below a marker than the file has there (one, not PEP 8's two)
-            ops.append(spacing)
-            after_kept = [first.under(first.start, first.start), *after_kept[1:]]
+        joins = first is not None and first.lead == first.start and at_anchor and glued and apart
+        if first is not None and not joins:
+            if first.lead == first.start:
+                # no blank lines shown above it: those the original has where it goes, above the
+                # next anchor, or else those of its siblings
+                ops.append(spacing if at_anchor else Copy(kept[-1].lead, kept[-1].start))
+            elif at_anchor and first.start - first.lead < spacing.end - spacing.start:
+                # fewer blank lines below a marker than the file has there (one, not PEP 8's two)
+                ops.append(spacing)
+                after_kept = [first.under(first.start, first.start), *after_kept[1:]]
         ops += self.inserts(after_kept, reindent)
         paired = self.pairs(tail, parts[-1][len(new_last) :], shown=bool(new_last))
         if paired is None:
