@@ -678,6 +678,7 @@ class Aligner:
         self.reasons: list[Reason] = []
         self.crossed: list[tuple[Item, Item, bool]] = []  # pairs out of order, not aligned; tied?
         self.inside_whole = 0  # how many blocks shown whole the items aligned now stand in (see `pair`)
+        self.after_replaced = False  # the item paired now follows new code that replaced the original's
 
     def fail(self, code: str, message: str, item: Item | None = None) -> None:
         self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
@@ -1351,6 +1352,13 @@ class Aligner:
             if gap is None:
                 return None
             ops += gap
+            # the original's item right above the next anchor replaced by new code shown there (not
+            # copied): a comment above that anchor, left out, went with it (a rewritten loop's note)
+            replaced = (
+                bool(o_gap)
+                and any(not item.marker for item in s_gap)
+                and not any(isinstance(op, Copy) and op.start <= o_gap[-1].header < op.end for op in gap)
+            )
             if sb < len(s_items):
                 last = not s_items[sb].closer and all(item.marker for item in s_items[sb + 1 :])
                 # its rest is elided by a marker right below it less indented than its header (its
@@ -1404,6 +1412,7 @@ class Aligner:
                 if sb > 0 and s_items[sb - 1].marker and self.maybe_new_beside_marker(item, o_items[ob]):
                     self.unsure(item)
                     return None
+                self.after_replaced = replaced  # (read, and cleared, by this pair alone)
                 pair = self.pair(
                     o_items[ob],
                     s_items[sb],
@@ -3522,6 +3531,7 @@ class Aligner:
         leaves out the file above it (with the comment above it, even in a rewrite);
         `chain_elided`: the clauses that continue the original item (`except`, `else`) are kept
         when the snippet shows none of them; `cut`: the block around was cut off (see `level`)."""
+        after_replaced, self.after_replaced = self.after_replaced, False  # (see `level`)
         reindent = self.mapping(s_item, o_item)
         head: list[Op] = [Copy(o_item.lead, o_item.start)]
         if shown_spacing:
@@ -3534,7 +3544,9 @@ class Aligner:
         if not s_item.prefix and self.original.text(below_comment) == self.snippet.text(s_item):
             # shown as it stands but for the comment above it: that stays (see below), unless the
             # snippet closes up around it
-            if (not self.rewrite or head_elided) and not self.prefix_closed_up(o_item, s_item):
+            if (not (self.rewrite or after_replaced) or head_elided) and not self.prefix_closed_up(
+                o_item, s_item
+            ):
                 head.append(Copy(o_item.start, o_item.header))
             return [*head, *self.same(below_comment, s_item, reindent)]
         if not shown_spacing and self.part_of_prefix_changed(s_item, o_item):
@@ -3546,7 +3558,7 @@ class Aligner:
             if prefix is None:
                 return None
             head += prefix
-        elif not self.rewrite or head_elided:
+        elif not (self.rewrite or after_replaced) or head_elided:
             # the comment above an item shown without it stays, but not in a rewrite that shows
             # where it stood
             head.append(Copy(o_item.start, o_item.header))

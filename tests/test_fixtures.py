@@ -134,8 +134,6 @@ KNOWN_WRONG: dict[str, str] = {
     "rule's declarations land in the look-alike rule below it",
     "everyday/s48-26-javascript-export-list-not-in-file": "a `module.exports = {...}` appended where the file "
     "exports each function with `exports.x =` (a negative, merged)",
-    "everyday/s49-05-python-shlex-get-token-loop": "a comment above a line of a function shown whole and "
-    "rewritten is kept, though the rewrite left it out",
     "everyday/s53-26-json-tsconfig-paths": "a first key closed up from its object's `{` is deleted, as closing "
     "up reads; the writer meant it left out",
     "everyday/s54-19-javascript-install-checks-error-path": "a hunk after a bare `...` is placed in the nearer of "

@@ -6275,3 +6275,27 @@ def test_a_new_block_holding_the_elided_line_right_above_it_is_ambiguous() -> No
     )
     # before: the `if` was written below the `rm` line it wraps, which stayed
     assert ambiguous(original, snippet, language="bash").reasons[0].code == "moved_or_copied"
+
+
+def test_a_comment_left_out_below_new_code_that_replaced_the_lines_above_it_goes_with_them() -> None:
+    original = (
+        "class Lexer:\n    def get_token(self):\n        if self.pushback:\n            return self.pushback.pop()\n"
+        "        raw = self.read_token()\n        if raw == self.source:\n            self.push_source(raw)\n"
+        "            return self.get_token()\n        # Neither inclusion nor EOF\n        if self.debug:\n"
+        '            print("token=" + raw)\n        return raw\n\n    def read_token(self):\n        return self.next()\n'
+    )
+    snippet = (
+        "class Lexer:\n    def get_token(self):\n        while True:\n            if self.pushback:\n"
+        "                return self.pushback.pop()\n            raw = self.read_token()\n"
+        "            if raw != self.source:\n                break\n            self.push_source(raw)\n"
+        '        if self.debug:\n            print("token=" + raw)\n        return raw\n\n'
+        "    # ... read_token unchanged ...\n"
+    )
+    start, end = original.index("        if self.pushback:"), original.index("        if self.debug:")
+    expected = (
+        original[:start]
+        + snippet[snippet.index("        while True:") : snippet.index("        if self.debug:")]
+        + original[end:]
+    )
+    # before: `# Neither inclusion nor EOF` stayed, below the loop that replaced the code it spoke of
+    assert merged(original, snippet, language="python") == expected
