@@ -971,8 +971,9 @@ def imported(line: str, language: str) -> tuple[list[str], list[str]]:
     if language in ("java", "kotlin", "scala") and (found := JVM_IMPORT.match(text)):
         return [], [found.group(1)]
     if language in ("javascript", "typescript", "tsx") and (found := JS_IMPORT.match(text)):
-        names = [part.split()[-1] for part in (found.group(3) or "").split(",") if part.strip()]
-        return [found.group(2)] if found.group(2) else [], [*filter(None, [found.group(1)]), *names]
+        default, namespace, listed = found.groups()
+        names = [part.split()[-1] for part in (listed or "").split(",") if part.strip()]
+        return [namespace] if namespace else [], [default, *names] if default else names
     return [], []
 
 
