@@ -405,7 +405,12 @@ class Outliner:
         base = self.columns[i]
         j = min(self.block_end[i], hi)
         closer = False
-        while j < hi and self.columns[j] == base and j not in self.markers:
+        while j < hi and self.columns[j] == base:
+            if j in self.markers:
+                if not self.elides_steps(i, j, hi):
+                    break
+                j += 1
+                continue
             text = self.lines[j].strip()
             if not CONTINUATION.match(text) or self.starts_anew(i, j, text):
                 break
@@ -419,6 +424,17 @@ class Outliner:
         end = self.last_shown[j] + 1
         body_end = end - 1 if closer else end
         return Item(lead, i, i, end, closer=closer, expand=(self, i + 1, body_end))
+
+    def elides_steps(self, i: int, j: int, hi: int) -> bool:
+        """A marker glued below the first step of a chain whose steps stand as deep as it
+        (`raw.rename(...)`, `# ... existing steps ...`, `.assign(`): it elides some of the steps,
+        so it and the steps below it continue the chain, as in the original."""
+        if self.lines[i].lstrip().startswith(".") or self.last_shown[j] != j - 1:
+            return False
+        k = j + 1
+        while k < hi and k in self.markers and self.columns[k] == self.columns[i]:
+            k += 1
+        return k < hi and self.columns[k] == self.columns[i] and self.lines[k].lstrip().startswith(".")
 
     def labels_switch_closed(self, i: int) -> bool:
         """Line `i` a `case ...:` label with no block of its own: a `}` as deep as it closes the

@@ -140,8 +140,6 @@ KNOWN_WRONG: dict[str, str] = {
     "two functions that hold its anchor (a negative, merged)",
     "everyday/s54-27-java-access-policy-suspended-first": "an `if` chain cut short by a marker is read as "
     "keeping the rest (a negative, merged)",
-    "everyday/s56-21-python-pandas-assign-wind-kmh": "a method chain broken by a marker: the `.assign(` shown "
-    "after it is written again beside the original, which the chain's first line holds",
 }
 
 

@@ -5427,6 +5427,28 @@ def test_a_step_added_to_a_chain_shown_in_part_is_placed_by_its_neighbours(
     assert merged(original, shown, language="java") == expected
 
 
+def test_a_marker_below_a_chains_first_step_as_deep_as_its_steps_elides_some_of_them() -> None:
+    """`raw.rename(...)`, `# ... existing steps ...`, the last `.assign(` block shown and a new step
+    below it, the steps as deep as the first: the marker and the steps continue the chain, as in
+    the original, so the `.assign(` block pairs with the original's (it was written twice)."""
+    original = (
+        "def clean(raw):\n    return (\n        raw.rename(columns=RENAMES)\n"
+        '        .assign(ts=lambda d: pd.to_datetime(d["ts"]))\n        .sort_values("ts")\n'
+        '        .assign(\n            dew=lambda d: d["temp"] - 5,\n        )\n'
+        '        .set_index("ts")\n    )\n'
+    )
+    snippet = (
+        "def clean(raw):\n    return (\n        raw.rename(columns=RENAMES)\n        # ... existing steps ...\n"
+        '        .assign(\n            dew=lambda d: d["temp"] - 5,\n        )\n'
+        '        .assign(kmh=lambda d: d["ms"] * 3.6)\n        .set_index("ts")\n    )\n'
+    )
+    expected = original.replace(
+        "        )\n        .set_index",
+        '        )\n        .assign(kmh=lambda d: d["ms"] * 3.6)\n        .set_index',
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
 def test_a_marker_between_a_methods_attributes_elides_some_of_them() -> None:
     """`[Theory]`, `// ... existing rows ...`, then the rows shown and the method: the marker
     stands for the original's rows between, and the new row goes above the method (it was
