@@ -103,6 +103,9 @@ CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, whe
 SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`, a function body's `$$;`
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
+# CommonJS: the object that replaces a module's exports, and one export assigned by name
+EXPORTS_OBJECT = re.compile(r"^\s*module\.exports\s*=\s*\{([^}]*)\}", re.M)
+EXPORTS_NAME = re.compile(r"^\s*(?:module\.)?exports\.([\w$]+)\s*=", re.M)
 
 
 @dataclass(frozen=True)
@@ -870,6 +873,13 @@ def finish(
     if copied or declared:
         twice = f"{copied!r} and the lines below it" if copied else f"id {declared!r}"
         return ambiguous(language, "moved_or_copied", f"{twice} would stand twice: moved, or copied?")
+    dropped = exports_dropped(merged, source.raw, language)
+    if dropped:
+        return ambiguous(
+            language,
+            "unexplained_deletion",
+            f"the new `module.exports = {{...}}` leaves out {dropped!r}, which the file exports by name",
+        )
     uncommented = still_commented(ops, source, edit, inserted, language)
     if uncommented:
         return ambiguous(
@@ -1144,6 +1154,19 @@ def declared_twice(merged: str, original: str, language: str) -> str | None:
         return None
     before, after = Counter(ELEMENT_ID.findall(original)), Counter(ELEMENT_ID.findall(merged))
     return next((name for name, count in after.items() if count > before[name] > 0), None)
+
+
+def exports_dropped(merged: str, original: str, language: str) -> str | None:
+    """A `module.exports = {...}` the merge writes new where the original exports name by name
+    (`exports.pad = ...`): the object replaces those exports, so one it leaves out (named here) is
+    no longer exported. The snippet "updates" an export list the file does not have."""
+    if language not in ("javascript", "typescript") or "module.exports" not in merged:
+        return None
+    if EXPORTS_OBJECT.search(original) or not (exported := EXPORTS_NAME.findall(original)):
+        return None
+    found = EXPORTS_OBJECT.search(merged)
+    listed = set(re.findall(r"[\w$]+", found.group(1))) if found else set(exported)
+    return next((name for name in exported if name not in listed), None)
 
 
 def still_commented(

@@ -132,8 +132,6 @@ def test_expected_adds_no_syntax_errors(name: str) -> None:
 KNOWN_WRONG: dict[str, str] = {
     "everyday/s46-33-ts-lit-toast-warning-action": "CSS in a template literal is aligned line by line: a new "
     "rule's declarations land in the look-alike rule below it",
-    "everyday/s48-26-javascript-export-list-not-in-file": "a `module.exports = {...}` appended where the file "
-    "exports each function with `exports.x =` (a negative, merged)",
     "everyday/s53-26-json-tsconfig-paths": "a first key closed up from its object's `{` is deleted, as closing "
     "up reads; the writer meant it left out",
     "everyday/s54-19-javascript-install-checks-error-path": "a hunk after a bare `...` is placed in the nearer of "

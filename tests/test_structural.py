@@ -5449,6 +5449,23 @@ def test_a_marker_below_a_chains_first_step_as_deep_as_its_steps_elides_some_of_
     assert merged(original, snippet, language="python") == expected
 
 
+@pytest.mark.parametrize("listed, status", [("pad, plural", "ok"), ("pad", "ambiguous")])
+def test_a_new_exports_object_that_leaves_out_a_name_the_file_exports_by_name_is_ambiguous(
+    listed: str, status: str
+) -> None:
+    """`module.exports = {...}` appended where the file exports each function by `exports.x = ...`:
+    the object replaces those exports, so one left out of it would no longer be exported."""
+    original = (
+        "exports.pad = function pad (s, n) {\n  return s.padStart(n)\n}\n\n"
+        "exports.plural = function plural (n, w) {\n  return n === 1 ? w : w + 's'\n}\n"
+    )
+    snippet = f"// ... existing code ...\n\nmodule.exports = {{ {listed} }}\n"
+    result = merge(original, snippet, language="javascript")
+    assert result.status == status
+    if status == "ambiguous":
+        assert "'plural'" in result.reasons[0].message
+
+
 def test_a_marker_between_a_methods_attributes_elides_some_of_them() -> None:
     """`[Theory]`, `// ... existing rows ...`, then the rows shown and the method: the marker
     stands for the original's rows between, and the new row goes above the method (it was
