@@ -2349,8 +2349,14 @@ class Aligner:
                     break
                 code.append(item)  # the rest of its block elided, or code between
                 continue
-            # a clause continues the block around the code above it (`} catch (err) {`)
-            if self.depth(item) >= self.depth(code[0]) or CLAUSE.match(self.snippet.normalized[item.header]):
+            # a clause continues the block around the code above it (`} catch (err) {`); a closer
+            # as deep as a switch's label closes the switch (gofmt writes `case` as deep as `switch`)
+            label = SWITCH_LABEL.match(self.snippet.normalized[code[0].header]) is not None
+            if label and self.closes(item) and self.depth(item) == self.depth(code[0]):
+                closers.append(item)
+            elif self.depth(item) >= self.depth(code[0]) or CLAUSE.match(
+                self.snippet.normalized[item.header]
+            ):
                 if closers:
                     return None  # code after a closer, as deep as the code above it
                 code.append(item)

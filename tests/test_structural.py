@@ -5007,6 +5007,24 @@ def test_case_labels_as_deep_as_their_switch_are_read_inside_it() -> None:
     assert merged(GO_SWITCH, snippet, path="m.go") == expected
 
 
+def test_code_stepping_out_of_a_gofmt_switch_in_a_loop_stands_beside_the_loop() -> None:
+    """The last labels of a switch in a `for` shown after a marker, a new one among them, then the
+    switch's `}` (as deep as its labels), the loop's `}` and the function's last line: that line
+    stands beside the loop, not inside it. (The switch's `}` was read as a line of the last label,
+    so `return nil` was sought inside the loop and the merge called a deletion.)"""
+    original = (
+        "package m\n\nfunc run(ops []int) error {\n\tn := 0\n\tfor _, op := range ops {\n\t\tswitch op {\n"
+        "\t\tcase 1:\n\t\t\tn++\n\t\tcase 2:\n\t\t\tn--\n\t\tdefault:\n"
+        '\t\t\treturn fmt.Errorf("unknown op %d", op)\n\t\t}\n\t}\n\treturn nil\n}\n'
+    )
+    snippet = (
+        "// ... existing code ...\n\t\tcase 2:\n\t\t\tn--\n\t\tcase 3:\n\t\t\tn *= 2\n\t\tdefault:\n"
+        '\t\t\treturn fmt.Errorf("unknown op %d", op)\n\t\t}\n\t}\n\treturn nil\n}\n'
+    )
+    expected = original.replace("\t\t\tn--\n", "\t\t\tn--\n\t\tcase 3:\n\t\t\tn *= 2\n")
+    assert merged(original, snippet, path="m.go") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
