@@ -2258,6 +2258,7 @@ class Aligner:
             end_elided = any(item.marker and self.depth(item) >= self.depth(shown[-1]) for item in after)
             shows_end = (
                 self.shows(shown, container.children[-1])
+                or self.same_signature(shown[-1], container.children[-1]) is not False
                 or self.shows_last_line(shown, container.children[-1])
                 or (fragment.closers > 0 and self.ends_replaced(shown, container))
             )

@@ -5025,6 +5025,21 @@ def test_code_stepping_out_of_a_gofmt_switch_in_a_loop_stands_beside_the_loop() 
     assert merged(original, snippet, path="m.go") == expected
 
 
+def test_a_fragment_whose_last_line_edits_its_blocks_last_line_shows_that_blocks_end() -> None:
+    """A function's last lines after a marker, the very last one's argument edited, then the next
+    function: the fragment shows its block's end (an edit of the last line), so nothing of the
+    block is deleted. (The edited call read as another line, the block as ended early.)"""
+    original = (
+        "def plot(ax):\n    ax.grid(True)\n    ax.legend()\n    ax.set_xlabel('v')\n\n\n"
+        "def main():\n    plot(None)\n"
+    )
+    snippet = (
+        "# ... existing code ...\n    ax.legend()\n    ax.set_xlabel('order $v$')\n\n\n"
+        "def main():\n    plot(None)\n"
+    )
+    assert merged(original, snippet, language="python") == original.replace("'v'", "'order $v$'")
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
