@@ -94,6 +94,8 @@ ALIASES = {
     "htm": "html",
     "plaintext": "text",
     "txt": "text",
+    "rst": "text",
+    "restructuredtext": "text",
     # editors' language ids (VS Code's languageId, Neovim's filetype) where they differ from ours
     "javascriptreact": "javascript",
     "typescriptreact": "tsx",
@@ -149,7 +151,7 @@ EXTENSIONS = {
     ".zsh": "bash", ".css": "css", ".html": "html", ".htm": "html", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".md": "markdown", ".markdown": "markdown",
     ".txt": "text", ".env": "text", ".ini": "text", ".cfg": "text", ".conf": "text", ".mk": "text",
-    ".properties": "text", ".dockerfile": "text",
+    ".properties": "text", ".dockerfile": "text", ".rst": "text",
     ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure", ".edn": "clojure", ".cmake": "cmake",
     ".cu": "cuda", ".cuh": "cuda", ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".elm": "elm",
     ".erl": "erlang", ".hrl": "erlang", ".fs": "fsharp", ".fsi": "fsharp", ".fsx": "fsharp",
@@ -173,7 +175,8 @@ TEXT_NAMES = re.compile(r"^(dockerfile|containerfile|makefile|gnumakefile|\.env(
 # line-comment prefixes; every language except these few also has /* */ block comments
 LINE_COMMENTS: dict[str, tuple[str, ...]] = {
     "python": ("#",), "ruby": ("#",), "bash": ("#",), "yaml": ("#",), "toml": ("#",),
-    "php": ("//", "#"), "css": (), "html": (), "markdown": (), "json": ("//",), "text": ("#", "//", "--", ";"),
+    "php": ("//", "#"), "css": (), "html": (), "markdown": (), "json": ("//",),
+    "text": ("#", "//", "--", ";", ".. "),  # `.. `: a reStructuredText comment
     "clojure": (";",), "cmake": ("#",), "elixir": ("#",), "elm": ("--",), "erlang": ("%",), "graphql": ("#",),
     "haskell": ("--",), "hcl": ("#", "//"), "julia": ("#",), "lua": ("--",), "nix": ("#",), "perl": ("#",),
     "powershell": ("#",), "r": ("#",), "sql": ("--",), "starlark": ("#",), "svelte": (), "vue": (), "xml": (),

@@ -48,6 +48,7 @@ MARKERS = [
     ("markdown", "[... rest of README unchanged ...]"),
     ("json", "..."),
     ("text", "// ... existing code ..."),
+    ("text", ".. rest of changelog unchanged"),  # a reStructuredText comment
     ("python", "# ... imports ..."),
     ("go", "\t// ...other routes..."),
     ("java", "    // ... fields and methods ..."),
@@ -94,6 +95,7 @@ NOT_MARKERS = [
     ("c", "/* the rest of the buffer is left unchanged after the copy completes */"),
     ("php", "{{-- order summary --}}"),
     ("svelte", "{#each items as item}"),
+    ("text", ".. note:: The rest of the options are unchanged since 2.0."),  # an RST directive
 ]
 
 
