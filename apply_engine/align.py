@@ -3133,7 +3133,9 @@ class Aligner:
     def part_of_prefix_changed(self, s_item: Item, o_item: Item) -> bool:
         """Below a marker, a comment above the item that is part of the original's, changed (fewer
         lines and not its last ones, or some of its lines but not its first): which lines does it
-        edit, and are the others elided or deleted?"""
+        edit, and are the others elided or deleted? (A marker among them says: see `prefix`.)"""
+        if any(k in self.snippet.markers for k in range(s_item.start, s_item.header)):
+            return False
         shown = [
             line for line in self.snippet.normalized[s_item.start : s_item.header] if COMMENT.match(line)
         ]

@@ -36,6 +36,7 @@ COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[der
 ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|template\s*<[^;{]*>$"
 ANNOTATION_NAME = re.compile(r"@[\w.]+")
 ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribute, no comment
+DOC_LINE = re.compile(r"^///")  # a line of a doc comment (Rust, C#, Swift, Dart): it documents the item below
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
 SIGIL_LANGUAGES = frozenset({"ruby"})
@@ -550,11 +551,13 @@ def prefix_line(text: str, prefix: re.Pattern[str]) -> bool:
 
 def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]) -> bool:
     """Whether `item`, right below the run and as deep, continues a run of prefix lines: a marker
-    right after an attribute, code or an attribute after such a marker, or anything after a
-    prefix line (never after a marker that starts a run)."""
+    right after an attribute or a doc comment's line (the rest of the doc elided), code or an
+    attribute after such a marker, or anything after a prefix line (never after a marker that
+    starts a run)."""
     last = run[-1]
     if item.marker:
-        return not last.marker and ATTRIBUTE.match(lines[last.header].strip()) is not None
+        text = lines[last.header].strip()
+        return not last.marker and (ATTRIBUTE.match(text) or DOC_LINE.match(text)) is not None
     if last.marker:
         return len(run) > 1
     return prefix_line(lines[last.header].strip(), prefix)

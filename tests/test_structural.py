@@ -5040,6 +5040,31 @@ def test_a_fragment_whose_last_line_edits_its_blocks_last_line_shows_that_blocks
     assert merged(original, snippet, language="python") == original.replace("'v'", "'order $v$'")
 
 
+def test_a_marker_between_a_doc_comments_first_lines_and_its_item_elides_the_rest_of_the_doc() -> None:
+    """`///` lines with a new section among them, then `// ... rest of the doc comment ...` glued
+    above `pub fn load`: the marker stands for the doc's lines below the last one shown, so the
+    shown ones edit the doc's head. (They were written as a second doc comment above the whole
+    original one.)"""
+    original = (
+        "impl Config {\n    /// Reads the file at `path`.\n    ///\n    /// # Examples\n    ///\n    /// Load one:\n"
+        "    ///\n    /// ```\n"
+        '    /// let c = Config::load("k.toml")?;\n    /// println!("{}", c.name);\n    /// ```\n'
+        "    pub fn load(path: &Path) -> Config {\n"
+        "        todo!()\n    }\n}\n"
+    )
+    snippet = (
+        "impl Config {\n    /// Reads the file at `path`.\n    ///\n    /// # Errors\n    ///\n"
+        "    /// Fails when the file cannot be read.\n    ///\n    /// # Examples\n"
+        "    // ... rest of the doc comment unchanged ...\n    pub fn load(path: &Path) -> Config {\n"
+        "        // ...\n    }\n}\n"
+    )
+    expected = original.replace(
+        "    ///\n    /// # Examples",
+        "    ///\n    /// # Errors\n    ///\n    /// Fails when the file cannot be read.\n    ///\n    /// # Examples",
+    )
+    assert merged(original, snippet, language="rust") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
