@@ -3200,17 +3200,19 @@ class Aligner:
 
     def joined_prefix(self, s_gap: list[Item], o_gap: list[Item]) -> list[Item]:
         """Comment lines shown above a marker (`// leave the existing value`, `// unchanged.`,
-        `// ... existing code ...`): where they are the first lines of the comment above the
-        original's first item of the gap, one item, as that comment is (each line is an item of its
-        own where no code follows)."""
+        `// ... existing code ...`), or last in the gap (a banner shown above the end of a snippet):
+        where they are the first lines of the comment above the original's first item of the gap,
+        one item, as that comment is (each line is an item of its own where no code follows)."""
         if not o_gap or not o_gap[0].prefix:
             return s_gap
         run: list[Item] = []
-        for k, item in enumerate(s_gap):
-            if item.marker and len(run) > 1:
+        for k, item in enumerate([*s_gap, None]):
+            if (item is None or item.marker) and len(run) > 1:
                 joined = run[-1].under(run[0].lead, run[0].start)
                 if self.shows_only_prefix(joined, o_gap[0]):
                     return [*s_gap[: k - len(run)], joined, *s_gap[k:]]
+            if item is None:
+                break
             adjacent = not run or item.lead == item.start == run[-1].end
             comment = not item.marker and not item.nested and self.snippet.is_comment(item)
             run = [*run, item] if comment and adjacent else [item] if comment else []

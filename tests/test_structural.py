@@ -5065,6 +5065,24 @@ def test_a_marker_between_a_doc_comments_first_lines_and_its_item_elides_the_res
     assert merged(original, snippet, language="rust") == expected
 
 
+def test_a_banner_comment_shown_last_in_a_class_is_the_comment_above_the_next_method() -> None:
+    """A method edited below a marker, then the three-line banner above the next method, then a
+    marker for the rest of the file at column 0: the banner is the next method's comment, shown,
+    not new lines. (Its first line was read as that comment, the other two written again below
+    the method.)"""
+    original = (
+        "class P:\n    def __init__(self):\n        self.prog = 'p'\n\n    def fmt(self):\n"
+        "        return F(self.prog)\n\n    # ======\n    # Printing\n    # ======\n    def show(self):\n"
+        "        print(self.fmt())\n\n    def hide(self):\n        pass\n\n\ndef main():\n    P().show()\n"
+    )
+    snippet = (
+        "class P:\n    # ... existing code ...\n\n    def fmt(self):\n        return F(self.prog, width=80)\n\n"
+        "    # ======\n    # Printing\n    # ======\n\n# ... rest of the file ...\n"
+    )
+    expected = original.replace("F(self.prog)", "F(self.prog, width=80)")
+    assert merged(original, snippet, language="python") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
