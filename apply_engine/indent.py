@@ -59,7 +59,8 @@ def indent_unit(
     """The file's indentation unit, or None when no line is indented. `text` holds all the lines
     (without a tab in it, the unit is read from the columns alone); `strings` are lines inside
     multi-line strings, whose indentation is the text's own (a JSON document in a Java text block);
-    `prefer`: the unit taken when two steps are seen equally often (a snippet's, the original's)."""
+    `prefer`: the unit taken when two steps are seen equally often, or when block bodies step by
+    it (a snippet's: the original's)."""
     if text is not None and "\t" not in text:
         sample = lines[:UNIT_SAMPLE_LINES]
         widths = [
@@ -108,6 +109,7 @@ def space_unit(widths: list[int], bodies: Container[int] = (), prefer: str | Non
     down to one of `bodies` (a line below one ending in `:` or `{`) counts twice: a block's body
     stands a unit deeper, where a continuation line may stand where it aligns."""
     steps: Counter[int] = Counter()
+    body_steps: Counter[int] = Counter()
     previous = indented = 0
     for k, width in enumerate(widths):
         if width < 0:
@@ -115,9 +117,12 @@ def space_unit(widths: list[int], bodies: Container[int] = (), prefer: str | Non
         indented += width > 0
         if width > previous:
             steps[width - previous] += 2 if k in bodies else 1
+            body_steps[width - previous] += k in bodies
         previous = width
     if not indented:
         return None
+    if prefer and +body_steps and most_often(body_steps, prefer) == prefer:
+        return prefer  # bodies a unit deeper, as in the original: deeper steps are continuation lines
     return most_often(steps, prefer)
 
 

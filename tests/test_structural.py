@@ -1082,6 +1082,29 @@ def test_continuation_lines_eight_deeper_do_not_set_the_snippets_indent_unit() -
     assert merged(original, snippet, path="cli.py") == expected
 
 
+def test_bodies_a_unit_deeper_tell_the_snippets_unit_however_many_continuation_lines() -> None:
+    """A Java snippet whose calls continue 8 deeper, step on step, so that even counted twice
+    its 4-space method bodies are fewer: bodies stepping by the original's unit tell the unit.
+    (Read as 8, every continuation line of the merge stood 4 spaces shallower.)"""
+    query = (
+        '    List<A> find(String zip) {\n        return jdbc.query(\n                "SELECT " + COLUMNS\n'
+        '                        + " WHERE zip = :zip",\n                params()\n'
+        '                        .add("zip", zip),\n                keys\n                        .first(),\n'
+        "                rows\n                        .limit(),\n                MAPPER);\n    }\n"
+    )
+    original = (
+        'class Dao {\n    private static final String COLUMNS =\n            "id, zip";\n\n'
+        "    private final Jdbc jdbc;\n\n" + query + "\n    void close() {\n        jdbc.close();\n    }\n}\n"
+    )
+    snippet = (
+        'class Dao {\n    private static final String COLUMNS =\n            "id, postal";\n\n'
+        "    // ... fields unchanged ...\n\n" + query.replace("zip = :zip", "postal = :zip") + "\n"
+        "    // ... rest unchanged ...\n}\n"
+    )
+    expected = original.replace("id, zip", "id, postal").replace("zip = :zip", "postal = :zip")
+    assert merged(original, snippet, language="java") == expected
+
+
 def test_a_text_block_indented_by_twos_does_not_set_the_snippets_indent_unit() -> None:
     """The snippet's JSON steps by 2 spaces as often as its code by 4: the unit is the code's."""
     json = (
