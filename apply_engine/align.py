@@ -3314,10 +3314,56 @@ class Aligner:
             return False
         bodies = {body(self.original, item) for item in kept if item.nested}
         for item, text in zip(new, shown, strict=True):
-            if text.count("\n") + 1 >= MIN_RENAMED_BODY_LINES and text in bodies:
+            if text.count("\n") + 1 < MIN_RENAMED_BODY_LINES:
+                continue
+            if text in bodies or any(self.renamed_throughout(old, text) for old in kept if old.nested):
                 self.fail(
                     "renamed_or_copied", "a new item has the body of an elided one: renamed or copied?", item
                 )
+                return True
+        return False
+
+    def renamed_throughout(self, o_item: Item, text: str) -> bool:
+        """A new body much like the elided item's but for names the snippet renames elsewhere too
+        (`zip_code` become `postal_code` in a column list it shows, the old name gone from the
+        snippet): that item with the rename carried into it (or a copy beside it?), not code that
+        is new for sure."""
+        o_text = body(self.original, o_item)
+        if similarity(o_text, text) < BLOCK_EDIT_SIMILARITY:
+            return False
+        names, o_names = set(NAME.findall(text)), set(NAME.findall(o_text))
+        removed, added = o_names - names, names - o_names
+        if not removed or not added:
+            return False
+        snippet = "\n".join(self.snippet.normalized)
+        gone = [name for name in removed if not whole_word(name).search(snippet)]  # renamed everywhere
+        shown = set(self.snippet.normalized)
+        for k, line in enumerate(self.original.normalized):
+            if o_item.start <= k < o_item.end or line in shown:
+                continue  # (a line shown as it stands beside the renamed one: a look-alike added)
+            for name in gone:
+                pattern = whole_word(name)
+                if pattern.search(line) and any(
+                    self.stands_in_place(k, j)
+                    for new in added
+                    for j in self.snippet.where(pattern.sub(new, line))
+                ):
+                    return True
+        return False
+
+    def stands_in_place(self, k: int, j: int) -> bool:
+        """Whether snippet line j has the same line right above it, or right below it, as original
+        line k, a line the original has there only (`COLUMNS =` above the column list)."""
+        o_lines, s_lines = self.original.normalized, self.snippet.normalized
+        for step in (-1, 1):
+            o, s = k + step, j + step
+            inside = 0 <= o < len(o_lines) and 0 <= s < len(s_lines)
+            if (
+                inside
+                and o_lines[o]
+                and o_lines[o] == s_lines[s]
+                and len(self.original.where(o_lines[o])) == 1
+            ):
                 return True
         return False
 

@@ -5106,6 +5106,39 @@ def test_a_banner_comment_shown_last_in_a_class_is_the_comment_above_the_next_me
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_new_method_like_an_elided_one_but_for_a_rename_made_throughout_is_ambiguous() -> None:
+    """`zip_code` renamed `postal_code` in the column list shown, and a method shown below a marker
+    that is the elided `findByZipCode` with that rename carried in, the old name gone from the
+    snippet: renamed, or a copy beside it? (It was added, the old method kept on a column that no
+    longer exists.) A look-alike whose old name the snippet still shows is new."""
+    finder = (
+        "    List<A> findBy{Name}(String {name}) {{\n        return jdbc.query(\n"
+        '                "SELECT " + COLUMNS + " WHERE {column} = :{name}",\n'
+        '                params().add("{name}", {name}));\n    }}\n'
+    )
+    original = (
+        'class Dao {\n    private static final String COLUMNS =\n            "id, city, zip_code";\n\n'
+        + finder.format(Name="City", name="city", column="city")
+        + "\n"
+        + finder.format(Name="ZipCode", name="zipCode", column="zip_code")
+        + "\n    void close() {\n        jdbc.close();\n    }\n}\n"
+    )
+    postal = finder.format(Name="PostalCode", name="postalCode", column="postal_code")
+    snippet = (
+        'class Dao {\n    private static final String COLUMNS =\n            "id, city, postal_code";\n\n'
+        "    // ... findByCity unchanged ...\n\n"
+        + postal
+        + "\n    void close() {\n        jdbc.close();\n    }\n}\n"
+    )
+    result = merge(original, snippet, language="java")
+    assert result.status == "ambiguous"
+    assert result.reasons[0].code == "renamed_or_copied"
+    # the column list left as it was: `zip_code` still shown, so the finder is a new one beside it
+    kept = snippet.replace('"id, city, postal_code"', '"id, city, zip_code"')
+    expected = original.replace("    void close()", postal + "\n    void close()")
+    assert merged(original, kept, language="java") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
