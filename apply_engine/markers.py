@@ -177,6 +177,8 @@ def names_code(body: str) -> bool:
 
 
 BETWEEN_ELLIPSES = re.compile(rf"^{ELLIPSIS}\s*(?P<words>\S.*?)\s*{ELLIPSIS}$")
+# uncommented, as in prose: `... (existing content)`, `… rest of section`, `(existing content)`
+OPENED_BY_ELLIPSIS = re.compile(rf"^(?:{ELLIPSIS}\s*\(?(?P<words>[^()]+?)\)?|\((?P<inside>[^()]+)\))$")
 MAX_BETWEEN_WORDS = 10
 
 
@@ -198,8 +200,12 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return True
     body = comment_body(text, line_comments, block_comments)
     if body is None:
-        # uncommented, as in plain text: `... (steps 1-2 unchanged) ...`
-        return between_ellipses(text) and bool(WEAK_PHRASE.search(text) or PHRASE.search(text))
+        # uncommented, as in plain text: `... (steps 1-2 unchanged) ...`, `... (existing content)`
+        if between_ellipses(text):
+            return bool(WEAK_PHRASE.search(text) or PHRASE.search(text))
+        found = OPENED_BY_ELLIPSIS.match(text)
+        words = found and (found.group("words") or found.group("inside"))
+        return bool(words) and len(words.split()) <= SHORT_COMMENT_WORDS and PHRASE.search(words) is not None
     if BARE_ELLIPSIS.match(body) or SNIP.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True
     if HAS_ELLIPSIS.search(body):

@@ -569,8 +569,9 @@ def plan_lines(
     if first is not None and not first.marker and first.lead < first.start:
         s_tree[0] = first.under(first.start, first.start)  # blank lines opening a snippet say nothing
     original_unit = original.unit or snippet_unit
-    if language == "text" and original_unit != "\t":
-        original_unit = snippet_unit  # a Dockerfile's continuation lines: as shown; a Makefile's tabs stay
+    if language in ("text", "markdown") and original_unit != "\t":
+        # a Dockerfile's continuation lines, a Markdown list item's: as shown; a Makefile's tabs stay
+        original_unit = snippet_unit
     units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     # (no whole file ends inside a block the original closes: a snippet cut off there)
@@ -587,6 +588,8 @@ def plan_lines(
     shown = [k for k, item in enumerate(s_tree) if not item.marker]
     if shown and s_columns[s_tree[shown[0]].header] > max(o_columns[item.header] for item in o_tree):
         attempts = [fragment_then_top, tail_then_code, inside_containers, at_top]
+        if language == "markdown":
+            attempts.insert(0, section_then_siblings)
     # runs of code between markers less indented than they: found in several blocks, each may be
     # in its own
     apart = bool(shown) and any(item.marker for item in s_tree[shown[0] : shown[-1]])
@@ -599,7 +602,7 @@ def plan_lines(
             return ops, []
         codes = {reason.code for reason in aligner.reasons}
         if codes and (
-            attempt is fragment_then_top
+            attempt in (fragment_then_top, section_then_siblings)
             or (attempt is inside_containers and apart and codes == {"several_candidates"})
         ):
             # a tail that steps out through the closers may read it (`} catch {`, `});`, a route),
@@ -774,6 +777,50 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
         return [head, *inner, closer, *aligner.inserts(new, identity()), Copy(holder.end, size)]
     outer = aligner.level(after, rest, identity(), top=True, open_end=True)
     return None if outer is None else [head, *inner, closer, *outer, Copy(o_tree[-1].end, size)]
+
+
+def heading_level(line: str) -> int | None:
+    """A Markdown heading's level (`### Usage`: 3), None for any other line."""
+    found = MARKDOWN_HEADING.match(line)
+    return len(found.group(1)) if found else None
+
+
+def section_then_siblings(
+    o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int
+) -> list[Op] | None:
+    """Markdown: a subsection shown first (`### On the Nightly toolchain`), then a heading as
+    shallow as the section that holds it (`## Limitations`): the subsection is aligned inside that
+    section, the rest among the sections after it."""
+    lines = aligner.snippet.lines
+    shown = [item for item in s_tree if not item.marker]
+    first = heading_level(lines[shown[0].header]) if shown else None
+    if first is None:
+        return None
+    top = next(
+        (k for k, item in enumerate(s_tree) if (heading_level(lines[item.header]) or first) < first), None
+    )
+    if top is None:
+        return None
+    fragment, rest = s_tree[:top], s_tree[top:]
+    container = aligner.container(o_tree, fragment)
+    if container is None or heading_level(aligner.original.lines[container.header]) != heading_level(
+        lines[rest[0].header]
+    ):
+        return None
+    chain = lineage(o_tree, container)
+    siblings = chain[-2].children if len(chain) > 1 else o_tree
+    after = siblings[siblings.index(container) + 1 :]
+    if not after:
+        return None
+    aligner.rewrite = False
+    inner = aligner.level(container.children, fragment, identity(), top=not fragment[0].marker)
+    if inner is None:
+        return None
+    outer = aligner.level(after, rest, identity(), top=True, open_end=True)
+    if outer is None:
+        return None
+    head, tail = Copy(0, container.children[0].lead), Copy(container.children[-1].end, container.end)
+    return [head, *inner, tail, *outer, Copy(after[-1].end, size)]
 
 
 def tail_then_code(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, size: int) -> list[Op] | None:

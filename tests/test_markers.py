@@ -49,6 +49,9 @@ MARKERS = [
     ("json", "..."),
     ("text", "// ... existing code ..."),
     ("text", ".. rest of changelog unchanged"),  # a reStructuredText comment
+    ("markdown", "... (existing content)"),  # uncommented, as in prose
+    ("markdown", "(existing content)"),
+    ("text", "… rest of section"),
     ("python", "# ... imports ..."),
     ("go", "\t// ...other routes..."),
     ("java", "    // ... fields and methods ..."),
@@ -96,6 +99,8 @@ NOT_MARKERS = [
     ("php", "{{-- order summary --}}"),
     ("svelte", "{#each items as item}"),
     ("text", ".. note:: The rest of the options are unchanged since 2.0."),  # an RST directive
+    ("markdown", "... and then it returns"),
+    ("markdown", "(see figure 2)"),
 ]
 
 

@@ -5139,6 +5139,29 @@ def test_a_new_method_like_an_elided_one_but_for_a_rename_made_throughout_is_amb
     assert merged(original, kept, language="java") == expected
 
 
+def test_a_markdown_subsection_then_a_shallower_heading_goes_inside_the_section_that_holds_it() -> None:
+    """`### Nightly` shown first, then `## Limitations` with a list item added: the subsection is
+    aligned inside `## Quick start`, the one section holding it, and the rest among the sections
+    after that one; a list item's continuation line keeps its two spaces though the README indents
+    code by eight. (No block held both headings, so `### Nightly` matched two places.)"""
+    original = (
+        "# tool\n\nIntro.\n\n## Quick start\n\n### Stable\n\nTo install:\n\n```sh\nrustup component add fmt\n```\n\n"
+        "### Nightly\n\nTo install:\n\n```sh\nrustup component add fmt --toolchain nightly\n```\n\n"
+        "## Limitations\n\n* `a(x)`: Return the valid range or null\n  if it is not valid.\n* `b(y)`: Return it.\n\n"
+        "        indented code\n        more code\n            deeper code\n\n## Running\n\nRun it:\n\n"
+        "        tool run\n\nOr:\n\n        tool run --all\n"
+    )
+    snippet = (
+        "### Nightly\n\nTo install:\n\n```sh\nrustup toolchain install nightly --component fmt\n```\n\n"
+        "## Limitations\n\n* `a(x)`: Return the valid range or null\n  if it is not valid.\n"
+        "* `c(z)`: Return both, or null\n  if they are disjoint.\n* `b(y)`: Return it.\n\n<!-- rest unchanged -->\n"
+    )
+    expected = original.replace(
+        "rustup component add fmt --toolchain nightly", "rustup toolchain install nightly --component fmt"
+    ).replace("* `b(y)`", "* `c(z)`: Return both, or null\n  if they are disjoint.\n* `b(y)`")
+    assert merged(original, snippet, language="markdown") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
