@@ -281,7 +281,10 @@ LONG_STRINGS = {
         re.S,  # `.` after a backslash: a line continuation (`"""\` opens many a template)
     ),
     "javascript": re.compile(
-        r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S
+        r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+        # a regular expression literal (`/[",\n]/.test(s)`), after what no division follows
+        r"|(?:[(,=:\[!&|?{};\n]|\breturn)\s*/(?![*/])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/",
+        re.S,
     ),
 }
 LONG_STRINGS["typescript"] = LONG_STRINGS["tsx"] = LONG_STRINGS["javascript"]

@@ -4146,6 +4146,30 @@ def test_a_string_resumed_at_the_first_line_is_read_from_there() -> None:
     assert plain == [2, 3]
 
 
+def test_quotes_in_a_regular_expression_literal_open_no_string() -> None:
+    """`/[",\\n]/.test(s) ? \u0060"${s}"\u0060 : s`: the regex's `"` opens no string, so the template
+    literal after it closes on its own line and the lines below stay code. (The quotes paired off
+    wrongly, a backtick was left open and every line down to the next backtick read as a string,
+    the classes below inside the first.)"""
+    lines = [
+        "class Csv {",
+        "  quote(s) {",
+        '    return /[",\\n]/.test(s) ? `"${s.replace(/"/g, \'""\')}"` : s;',
+        "  }",
+        "}",
+        "",
+        "class Json {",
+        "  render() {",
+        "    return `[${this.rows}]`;",
+        "  }",
+        "}",
+    ]
+    assert CONTINUED not in string_columns(lines, columns(lines), "typescript")
+    # a division is no regular expression
+    lines = ["const r = a / b;", "const t = `x", "y`;"]
+    assert string_columns(lines, columns(lines), "javascript")[2] == CONTINUED
+
+
 def test_a_line_shown_after_a_marker_is_not_written_again_beside_its_original() -> None:
     """The route entry below the second marker is the tail of `routes`, shown to anchor the new
     `:put` line; a plan that writes it as new code at the end of the file, its original copied too,
