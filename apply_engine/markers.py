@@ -177,8 +177,11 @@ def names_code(body: str) -> bool:
 
 
 BETWEEN_ELLIPSES = re.compile(rf"^{ELLIPSIS}\s*(?P<words>\S.*?)\s*{ELLIPSIS}$")
-# uncommented, as in prose: `... (existing content)`, `… rest of section`, `(existing content)`
-OPENED_BY_ELLIPSIS = re.compile(rf"^(?:{ELLIPSIS}\s*\(?(?P<words>[^()]+?)\)?|\((?P<inside>[^()]+)\))$")
+# uncommented, as in prose: `... (existing content)`, `… rest of section`, `(existing content)`,
+# `[rest of the README unchanged]`
+OPENED_BY_ELLIPSIS = re.compile(
+    rf"^(?:{ELLIPSIS}\s*\(?(?P<words>[^()]+?)\)?|\((?P<inside>[^()]+)\)|\[(?P<bracketed>[^\[\]]+)\])$"
+)
 MAX_BETWEEN_WORDS = 10
 
 
@@ -204,7 +207,7 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         if between_ellipses(text):
             return bool(WEAK_PHRASE.search(text) or PHRASE.search(text))
         found = OPENED_BY_ELLIPSIS.match(text)
-        words = found and (found.group("words") or found.group("inside"))
+        words = found and (found.group("words") or found.group("inside") or found.group("bracketed"))
         return bool(words) and len(words.split()) <= SHORT_COMMENT_WORDS and PHRASE.search(words) is not None
     if BARE_ELLIPSIS.match(body) or SNIP.match(body) or (not body and HAS_ELLIPSIS.search(text)):
         return True

@@ -52,6 +52,7 @@ MARKERS = [
     ("markdown", "... (existing content)"),  # uncommented, as in prose
     ("markdown", "(existing content)"),
     ("text", "… rest of section"),
+    ("markdown", "[rest of the README unchanged]"),
     ("python", "# ... imports ..."),
     ("go", "\t// ...other routes..."),
     ("java", "    // ... fields and methods ..."),
@@ -101,6 +102,7 @@ NOT_MARKERS = [
     ("text", ".. note:: The rest of the options are unchanged since 2.0."),  # an RST directive
     ("markdown", "... and then it returns"),
     ("markdown", "(see figure 2)"),
+    ("markdown", "[the other link]"),
 ]
 
 
