@@ -711,6 +711,8 @@ class Aligner:
                 )
                 ops = [*ops[:k], *(op for op in (before, *filled, after) if op.start < op.end), *ops[k + 1 :]]
                 continue
+            if not declared and self.amid_new_lines(s_item, ops):
+                continue  # `fig.tight_layout()` in a new cell: a line like one elsewhere, not moved
             if tied or not declared or self.snippet.text(s_item) != self.original.text(o_item):
                 self.fail("moved_or_copied", f"{header.strip()[:60]!r} is shown moved and kept where it was")
                 return None
@@ -718,6 +720,20 @@ class Aligner:
             cut = [replace(copy, end=max(copy.start, o_item.lead)), replace(copy, start=o_item.end)]
             ops = [*ops[:k], *(op for op in cut if op.start < op.end), *ops[k + 1 :]]
         return ops
+
+    def amid_new_lines(self, s_item: Item, ops: list[Op]) -> bool:
+        """A one-line statement written right below a new line and right above another: a line of
+        that new code, though the original has one like it elsewhere."""
+        if s_item.nested or s_item.children:
+            return False
+        above, below = s_item.start - 1, s_item.end
+        return all(
+            0 <= k < len(self.snippet.lines)
+            and self.snippet.normalized[k]
+            and k not in self.snippet.markers
+            and any(isinstance(op, Insert) and op.start <= k < op.end for op in ops)
+            for k in (above, below)
+        )
 
     def mapping(self, s_item: Item, o_item: Item) -> Reindent:
         """From the snippet item's indentation to the original's; a line inside a multi-line string

@@ -5186,6 +5186,28 @@ def test_a_markdown_subsection_then_a_shallower_heading_goes_inside_the_section_
     assert merged(original, snippet, language="markdown") == expected
 
 
+def test_a_line_amid_new_code_like_one_further_on_in_the_original_is_not_moved() -> None:
+    """A new `# %%` cell whose `fig.tight_layout()` the original has once, in a later cell: the
+    line stands between new lines, so it is a line of the new cell, not that one moved there. (It
+    was "shown moved and kept where it was".)"""
+    original = (
+        "import matplotlib.pyplot as plt\n\n# %%\nfeats = load()\nprint(feats.shape)\n\n"
+        "# %% [markdown]\n# ## Baseline\n\n# %%\nfig, ax = plt.subplots()\nax.plot(feats.x)\n"
+        "fig.tight_layout()\nfig.savefig('x.png')\n"
+    )
+    cell = (
+        "# %%\ncorr = feats.corr()\nfig, ax = plt.subplots(figsize=(7, 6))\nax.imshow(corr)\n"
+        "fig.tight_layout()\nfig.savefig('corr.png')\n\n"
+    )
+    snippet = (
+        "# ... earlier cells unchanged ...\n\nfeats = load()\nprint(feats.shape)\n\n"
+        + cell
+        + "# %% [markdown]\n# ## Baseline\n\n# ... remaining cells unchanged ...\n"
+    )
+    expected = original.replace("print(feats.shape)\n\n", "print(feats.shape)\n\n" + cell, 1)
+    assert merged(original, snippet, language="python") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
