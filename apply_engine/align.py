@@ -37,6 +37,7 @@ from apply_engine.indent import Reindent, leading, levels
 from apply_engine.keys import (
     CONTROL,
     FIRST_WORD_END,
+    ROW,
     balanced,
     call_key,
     ends_with_name,
@@ -51,6 +52,8 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# a field of a one-line table row: `path: '/orders'`, `want: 2048` (see keys.ROW)
+ROW_FIELD = re.compile(r"[\w$\"']+\s*:\s*(?:\"[^\"]*\"|'[^']*'|[^,{}]+?)(?=\s*[,}])")
 BINDING = re.compile(
     r"^(?:export\s+(?:(?:const|let|var)\s+)?|(?:const|let|var)\s+)([{\[])"
 )  # see bound_names
@@ -764,6 +767,7 @@ class Aligner:
                 not self.other_bare_block(s_item, o_item)
                 and not self.other_element(s_item, o_item, o_items)
                 and not (s > 0 and self.named_by_marker(s_items[s - 1], s_item, o_item, by_headers=True))
+                and not self.other_row(s_item, o_item)
                 and (fits is None or fits(s_item, o_item))
             )
 
@@ -2991,7 +2995,7 @@ class Aligner:
                     if alike >= BLOCK_UNSURE_SIMILARITY
                     else False
                 )
-            return key == o_key
+            return key == o_key and not self.other_row(s_item, o_item)
         if s_header.startswith(ONE_PER_FILE) and o_header.startswith(ONE_PER_FILE):
             return True  # a docstring or a shebang where the original has one
         s_word, o_word = s_header.split()[:1], o_header.split()[:1]
@@ -3054,6 +3058,16 @@ class Aligner:
             or elements_added(*lines)
             or same_keywords(*lines)
         )
+
+    def other_row(self, s_item: Item, o_item: Item) -> bool:
+        """Two one-line table rows known by one first field (`{ method: 'POST', ... }`) that share
+        fewer than half of the original row's fields: another row, not that one edited (a route
+        `/orders/:id/refund` beside `/orders/:id/cancel`; an edit of a test row keeps its name)."""
+        lines = self.one_liners(s_item, o_item)
+        if lines is None or not all(ROW.match(line) for line in lines):
+            return False
+        fields, o_fields = (set(ROW_FIELD.findall(line)) for line in lines)
+        return 2 * len(fields & o_fields) < len(o_fields)
 
     def one_liners(self, s_item: Item, o_item: Item) -> tuple[str, str] | None:
         """The normalised lines of two items of one line each, no block; None for others."""
@@ -3322,6 +3336,7 @@ class Aligner:
                 self.original.headed(key) > 1
                 and all(self.same_signature(item, twin) is False for twin in twins)
             )
+            named = named or (bool(twins) and all(self.other_row(item, twin) for twin in twins))
             if key in keys and key != normalize(self.snippet.lines[item.header]) and not named:
                 self.fail("several_candidates", f"{key!r} may edit an elided original item or add one", item)
                 return True

@@ -5208,6 +5208,28 @@ def test_a_line_amid_new_code_like_one_further_on_in_the_original_is_not_moved()
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_row_sharing_only_its_first_field_with_the_last_row_is_appended_not_an_edit() -> None:
+    """`{ method: 'POST', path: '/orders/:id/refund', ... }` below a marker, above the `];`: a
+    row is known by its first field, and the last route is the one `POST`, but the two share no
+    other field: another route, appended; the marker keeps the cancel route. (It replaced it.)"""
+    original = (
+        "export const routes: Route[] = [\n  { method: 'GET', path: '/health', handler: health },\n"
+        "  { method: 'GET', path: '/orders', handler: listOrders },\n"
+        "  { method: 'POST', path: '/orders/:id/cancel', handler: cancelOrder },\n];\n\nmount(routes);\n"
+    )
+    row = "  { method: 'POST', path: '/orders/:id/refund', handler: refundOrder, roles: ['admin'] },\n"
+    snippet = "export const routes: Route[] = [\n  // ... other routes unchanged\n" + row + "];\n"
+    expected = original.replace("];\n", row + "];\n", 1)
+    assert merged(original, snippet, language="typescript") == expected
+    # a row that keeps most of its fields is that row edited
+    edited = "  { method: 'POST', path: '/orders/:id/cancel', handler: cancelOrder, roles: ['admin'] },\n"
+    snippet = "export const routes: Route[] = [\n  // ... other routes unchanged\n" + edited + "];\n"
+    expected = original.replace(
+        "  { method: 'POST', path: '/orders/:id/cancel', handler: cancelOrder },\n", edited
+    )
+    assert merged(original, snippet, language="typescript") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
