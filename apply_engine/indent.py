@@ -79,6 +79,8 @@ def indent_unit(
         if not rest or rest.isspace():
             continue
         width = len(line) - len(rest)
+        if width == 1 and rest[0] == "*":
+            continue  # ` * ...` inside a block comment at column 0 (a licence header): no indentation
         if width and line[0] == "\t":
             tabs += 1
             width = previous

@@ -5230,6 +5230,20 @@ def test_a_row_sharing_only_its_first_field_with_the_last_row_is_appended_not_an
     assert merged(original, snippet, language="typescript") == expected
 
 
+def test_a_licence_comments_star_lines_do_not_outvote_a_files_tabs() -> None:
+    """A C header whose licence comment (` * ...`, one space in) has more lines than its code has
+    tab-indented ones: the unit is still the tab, so a snippet's tabs stay tabs. (The comment's
+    lines counted as space-indented, the unit read as 4 spaces, and new fields were written with
+    4 spaces in a tab-indented struct.)"""
+    licence = "/*\n" + "".join(f" * Line {n} of the licence.\n" for n in range(8)) + " */\n"
+    original = (
+        licence + "struct cfg {\n\t__le16 size;\t/* read-only */\n\t__le16 mode;\t/* read-write */\n};\n"
+    )
+    snippet = "struct cfg {\n\t// ... unchanged ...\n\t__le16 mode;\t/* read-write */\n\t__le16 reset;\t/* read-write */\n};\n"
+    expected = original.replace("};\n", "\t__le16 reset;\t/* read-write */\n};\n")
+    assert merged(original, snippet, language="c") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
