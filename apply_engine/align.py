@@ -3663,6 +3663,7 @@ class Aligner:
             return [*head, Insert(s_item.header, s_item.end, reindent)]  # a whole function, braces and all
         # `- name: Test`, a marker below; a header the snippet ends on, cut off there
         opens = self.opens_block(s_item) or (same_header and (tail_elided or self.ends_snippet(s_item)))
+        opens = opens and not self.falls_through(s_item)
         if not s_item.children and not s_item.closer and o_item.children and opens:
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
         if not s_item.children or not o_item.children:
@@ -3988,6 +3989,17 @@ class Aligner:
         if not paren or first in CONTROL or TYPE_DECLARATION.search(name) or "=" in name or "=>" in header:
             return False
         return not arguments.lstrip().startswith(("'", '"', "`"))  # `describe("...", () => {` is a call
+
+    def falls_through(self, item: Item) -> bool:
+        """A switch label right above another (`case LZMA_MEM_ERROR:`, `case LZMA_MEMLIMIT_ERROR:`):
+        its body is empty, falling through to the next, not elided."""
+        lines = self.snippet.normalized
+        below = item.header + 1
+        return (
+            SWITCH_LABEL.match(lines[item.header]) is not None
+            and below < len(lines)
+            and SWITCH_LABEL.match(lines[below]) is not None
+        )
 
     def opens_block(self, item: Item) -> bool:
         """`def f(x):`, `if (x) {`, and an opening tag that is not closed on its line (`<th

@@ -5244,6 +5244,27 @@ def test_a_licence_comments_star_lines_do_not_outvote_a_files_tabs() -> None:
     assert merged(original, snippet, language="c") == expected
 
 
+def test_a_switch_label_right_above_a_new_one_falls_through_its_body_is_not_elided() -> None:
+    """`case LZMA_MEM_ERROR:` shown right above a new `case LZMA_MEMLIMIT_ERROR:` and the body
+    they share: the first label's body is empty (it falls through), not elided, so its old body
+    goes. (It was kept below the new one's, `break;` and all.)"""
+    original = (
+        "static const char *message(int ret)\n{\n\tconst char *msg;\n\tswitch (ret) {\n"
+        '\tcase LZMA_MEM_ERROR:\n\t\tmsg = "Memory allocation failed";\n\t\tbreak;\n\n'
+        '\tcase LZMA_FORMAT_ERROR:\n\t\tmsg = "Not .xz";\n\t\tbreak;\n\t}\n\treturn msg;\n}\n'
+    )
+    snippet = (
+        "static const char *message(int ret)\n{\n\tconst char *msg;\n\tswitch (ret) {\n"
+        '\tcase LZMA_MEM_ERROR:\n\tcase LZMA_MEMLIMIT_ERROR:\n\t\tmsg = "Memory allocation failed or limit reached";\n'
+        "\t\tbreak;\n\n\t// ... existing code ...\n}\n"
+    )
+    expected = original.replace(
+        '\tcase LZMA_MEM_ERROR:\n\t\tmsg = "Memory allocation failed";',
+        '\tcase LZMA_MEM_ERROR:\n\tcase LZMA_MEMLIMIT_ERROR:\n\t\tmsg = "Memory allocation failed or limit reached";',
+    )
+    assert merged(original, snippet, language="c") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
