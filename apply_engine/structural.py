@@ -1613,6 +1613,7 @@ class SpanWriter:
         self.edit = edit
         self.spans: list[Span] = [CopySpan(0, 1)] if source.bom else []
         self.open_line = False  # the last span ends inside a line (no line ending yet)
+        self.after_found = -1  # the original line after the last one a written line was found at
         self.next_line = 0  # the original line after the last one copied: where a written line may be
 
     def write(self, ops: list[Op]) -> list[Span]:
@@ -1687,10 +1688,19 @@ class SpanWriter:
         if not text.strip():  # a blank line: the original's next one, if blank (then the one after)
             blank = self.next_line < len(lines) and not lines[self.next_line].strip()
             self.next_line += blank
-            return self.next_line - 1 if blank else None
+            if blank:
+                return self.next_line - 1
+            # or the one below the line just found there (a tab-only line in a function rewritten)
+            found, self.after_found = self.after_found, -1
+            return found if 0 <= found < len(lines) and not lines[found].strip() else None
         places = self.source.trimmed.get(text.rstrip(), [])
         k = bisect_left(places, self.next_line)
-        return places[k] if k < len(places) and places[k] < self.next_line + NEARBY_LINES else None
+        if k == len(places) or places[k] >= self.next_line + NEARBY_LINES:
+            # (an edited line, in place of the original's there)
+            self.after_found += self.after_found >= 0
+            return None
+        self.after_found = places[k] + 1
+        return places[k]
 
     def end_file(self) -> None:
         """The merged file ends with a line ending exactly when the original does (when the

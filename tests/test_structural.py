@@ -5265,6 +5265,24 @@ def test_a_switch_label_right_above_a_new_one_falls_through_its_body_is_not_elid
     assert merged(original, snippet, language="c") == expected
 
 
+def test_a_function_rewritten_whole_keeps_the_originals_tab_only_blank_lines() -> None:
+    """A C function shown whole with two lines edited, its blank lines empty where the original's
+    hold a tab: those stay as they were, below the line above them, found or edited. (They were
+    written empty, the original's bytes lost.)"""
+    original = (
+        "static inline cpVect\nwrap(const cpBB bb, const cpVect v)\n{\n\tcpFloat dx = fabs(bb.r - bb.l);\n"
+        "\tcpFloat x = (dx > 0.0f) ? dx : 1.0f;\n\t\n\tcpFloat dy = fabs(bb.t - bb.b);\n\t\n"
+        "\treturn cpv(x, dy);\n}\n\nstatic int other(void)\n{\n\treturn 0;\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n\nstatic inline cpVect\nwrap(const cpBB bb, const cpVect v)\n{\n"
+        "\tcpFloat dx = fabs(bb.r - bb.l);\n\tcpFloat x = (dx >= 0.0f) ? dx : 1.0f;\n\n"
+        "\tcpFloat dy = fabs(bb.t - bb.b);\n\n\treturn cpv(x, dy);\n}\n\n// ... existing code ...\n"
+    )
+    expected = original.replace("(dx > 0.0f)", "(dx >= 0.0f)")
+    assert merged(original, snippet, language="c") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
