@@ -138,6 +138,18 @@ KNOWN_WRONG: dict[str, str] = {
     "two functions that hold its anchor (a negative, merged)",
     "everyday/s54-27-java-access-policy-suspended-first": "an `if` chain cut short by a marker is read as "
     "keeping the rest (a negative, merged)",
+    "everyday/s71-11-typescript-user-service-retyped-quotes": "context lines shown re-quoted are written as "
+    "shown; the set's writer keeps the original's (a convention question)",
+    "everyday/s71-22-javascript-socket-client-retyped-line-two-matches": "a re-typed anchor line like two "
+    "original lines, each but for one change, is placed at one of them (a negative, merged)",
+    "everyday/s71-26-go-janitor-marker-depth-two-blocks": "new code after a marker indented between two blocks "
+    "is placed in the inner one (a negative, merged)",
+    "everyday/s71-27-java-invoice-calculator-retyped-operators": "context lines shown re-spaced are written as "
+    "shown, and a comment left out by closing up is deleted; the set's writer keeps both (a convention question)",
+    "everyday/s71-39-php-array-util-retyped-spacing": "context lines shown re-spaced are written as shown; the "
+    "set's writer keeps the original's (a convention question)",
+    "everyday/s72-17-yaml-k8s-add-hpa-document": "a YAML stream's documents are not items: a new document's "
+    "`spec:` pairs with the next document's, whose lines it replaces",
 }
 
 
