@@ -449,9 +449,12 @@ class Outliner:
     def starts_anew(self, i: int, j: int, text: str) -> bool:
         """A line that looks like a continuation but starts the next item: `{` after `},` or a JSX
         element (the next element or child, not the block of `if (x)`), a clause `{:ok, v} ->`, any `{`
-        in a language without brace blocks (a Ruby hash below `response = post(url)`), `.PHONY:` or `.chained()`
+        in a language without brace blocks (a Ruby hash below `response = post(url)`), a template's
+        tag (`{% endif %}`), `.PHONY:` or `.chained()`
         after a blank line, or `.chained()` after the chain's first step at item `i` (each step of
         `.id(id)`, `.name(name)` is an item of its own, found by its name)."""
+        if text.startswith(("{%", "{{", "{#")):
+            return True  # a template's tag (`{% if show_form %}`, Helm's `{{- if .Values.x }}`)
         if text[0] == "{":  # (a clause matching a tuple, `{:error, reason} ->`, is no block's `{`)
             return (
                 not self.brace_blocks

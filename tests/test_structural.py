@@ -5283,6 +5283,25 @@ def test_a_function_rewritten_whole_keeps_the_originals_tab_only_blank_lines() -
     assert merged(original, snippet, language="c") == expected
 
 
+def test_a_template_tag_at_a_lines_start_is_an_item_of_its_own_not_a_brace_continuation() -> None:
+    """`{% endif %}` and `{% if show_form %}` open their lines with `{`: template tags, not the `{`
+    of a block continuing the line above. The snippet's first line, `{% if show_form %}`, is the
+    original's, found by itself. (It was glued to the `{% endif %}` above, so written again.)"""
+    original = (
+        '{% if message %}\n<div class="message">{{ message }}</div>\n{% endif %}\n\n'
+        '{% if show_form %}\n<div id="edit">\n  <table>\n    <tr>\n      <th>Key</th>\n    </tr>\n'
+        "    <tr>\n      <th>&nbsp;</th>\n    </tr>\n  </table>\n</div>\n{% endif %}\n"
+    )
+    row = "    <tr>\n      <th>Expires in</th>\n    </tr>\n"
+    snippet = (
+        '{% if show_form %}\n<div id="edit">\n  <table>\n    <tr>\n      <th>Key</th>\n    </tr>\n'
+        + row
+        + "    <tr>\n      <th>&nbsp;</th>\n<!-- ... -->\n"
+    )
+    expected = original.replace("    <tr>\n      <th>&nbsp;", row + "    <tr>\n      <th>&nbsp;")
+    assert merged(original, snippet, language="html") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
