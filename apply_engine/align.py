@@ -3662,7 +3662,9 @@ class Aligner:
         if s_item.closer and not has_marker(s_item) and self.is_function(s_item):
             return [*head, Insert(s_item.header, s_item.end, reindent)]  # a whole function, braces and all
         # `- name: Test`, a marker below; a header the snippet ends on, cut off there
-        opens = self.opens_block(s_item) or (same_header and (tail_elided or self.ends_snippet(s_item)))
+        opens = self.opens_block(s_item) or (
+            same_header and (tail_elided or self.ends_snippet(s_item) or self.marker_below(s_item))
+        )
         opens = opens and not self.falls_through(s_item)
         if not s_item.children and not s_item.closer and o_item.children and opens:
             return [*head, header, Copy(o_item.header + 1, o_item.end)]  # header shown, body elided
@@ -3937,6 +3939,14 @@ class Aligner:
             and below not in self.snippet.markers
             and leading(self.snippet.lines[below]) <= leading(self.snippet.lines[item.header])
         )
+
+    def marker_below(self, item: Item) -> bool:
+        """The next line shown below the item is a marker, at any depth (`- name: Restart
+        postgresql`, then `# ... rest unchanged ...`): its elided lines go on from there."""
+        below = next(
+            (k for k in range(item.end, len(self.snippet.lines)) if self.snippet.normalized[k]), None
+        )
+        return below is not None and below in self.snippet.markers
 
     def ends_snippet(self, item: Item) -> bool:
         """Nothing but blank lines follows the item in the snippet, not even a marker."""

@@ -5302,6 +5302,29 @@ def test_a_template_tag_at_a_lines_start_is_an_item_of_its_own_not_a_brace_conti
     assert merged(original, snippet, language="html") == expected
 
 
+def test_a_list_item_shown_by_its_first_line_right_above_a_marker_keeps_its_other_lines() -> None:
+    """A play's tasks extended, then its handler shown by its `- name:` line alone and a marker
+    for the rest of the file, as deep as the play: the handler's other lines are elided, not
+    deleted. (They were dropped: the marker was read as ending the play there.)"""
+    original = (
+        "- name: Configure database servers\n  hosts: dbservers\n  tasks:\n"
+        "    - name: Ensure PostgreSQL is running\n      ansible.builtin.service:\n        name: postgresql\n"
+        "        state: started\n  handlers:\n    - name: Restart postgresql\n"
+        "      ansible.builtin.service:\n        name: postgresql\n        state: restarted\n\n"
+        "- name: Configure web servers\n  hosts: web\n"
+    )
+    task = "\n    - name: Create application database\n      community.postgresql.postgresql_db:\n        name: app\n"
+    snippet = (
+        "- name: Configure database servers\n  hosts: dbservers\n  # ...\n"
+        "    - name: Ensure PostgreSQL is running\n      ansible.builtin.service:\n        name: postgresql\n"
+        "        state: started\n"
+        + task
+        + "  handlers:\n    - name: Restart postgresql\n# ... rest unchanged ...\n"
+    )
+    expected = original.replace("        state: started\n", "        state: started\n" + task, 1)
+    assert merged(original, snippet, language="yaml") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
