@@ -52,6 +52,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+INNERMOST_BRACKETS = re.compile(r"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
 # a field of a one-line table row: `path: '/orders'`, `want: 2048` (see keys.ROW)
 ROW_FIELD = re.compile(r"[\w$\"']+\s*:\s*(?:\"[^\"]*\"|'[^']*'|[^,{}]+?)(?=\s*[,}])")
 BINDING = re.compile(
@@ -175,7 +176,9 @@ ARM = re.compile(r"^(case\b.*:|.*(=>|->) ?\{?)$")  # `case .a:`, `Some(n) => {`,
 ARM_GUARD = re.compile(r"^(?P<pattern>.+?) (if|where|when) .+?(?P<arrow> ?(=>|->) ?\{?|:)$")
 ELEMENTS = re.compile(r"(\w+, )+\w+,?")  # a row of a list of names: `COMMA, DOT, COLON,`
 MIN_ROW_NAMES = 2
-KEYWORD_ARGUMENT = re.compile(r"(?<![\w.=!<>:])(\w+)\s*=(?!=)")  # `workers=`, not `a == b` or `x.y = 1`
+KEYWORD_ARGUMENT = re.compile(
+    r"(?<![\w.=!<>:])(\w+)\s*=(?![=>])"
+)  # `workers=`, not `a == b`, `x.y = 1`, `=>`
 STATEMENT_CALL = re.compile(
     r"^(?:(?:const|let|var|val|auto)\s+)?(?:[\w$.]+\s*=\s*)?(?:(?:await|return|yield)\s+)?([\w$.]+\()"
 )
@@ -533,14 +536,24 @@ def elements_added(line: str, original: str) -> bool:
 def same_keywords(line: str, original: str) -> bool:
     """Two elements of a list spread over lines (each ends in `,`) that pass the same keyword
     arguments (`args.legacy, workers=min(args.workers, 8),` for `args.legacy, workers=args.workers,`):
-    one call cannot take a keyword twice, so it is an edit."""
-    names = set(KEYWORD_ARGUMENT.findall(line))
+    one call cannot take a keyword twice, so it is an edit. Keywords inside brackets are another
+    call's (`path("x/", view, name="x"),`: each element a call of its own)."""
+    names = set(KEYWORD_ARGUMENT.findall(outside_brackets(line)))
     return (
         bool(names)
         and line.endswith(",")
         and original.endswith(",")
-        and names == set(KEYWORD_ARGUMENT.findall(original))
+        and names == set(KEYWORD_ARGUMENT.findall(outside_brackets(original)))
     )
+
+
+def outside_brackets(line: str) -> str:
+    """The line without what its brackets enclose, innermost first (`f(a=1), b=2` -> `f, b=2`)."""
+    while True:
+        bare = INNERMOST_BRACKETS.sub("", line)
+        if bare == line:
+            return line
+        line = bare
 
 
 def statement_call(line: str) -> str | None:

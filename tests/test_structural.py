@@ -5325,6 +5325,28 @@ def test_a_list_item_shown_by_its_first_line_right_above_a_marker_keeps_its_othe
     assert merged(original, snippet, language="yaml") == expected
 
 
+def test_a_call_passing_the_same_keyword_as_the_next_element_is_another_element() -> None:
+    """`path("<int:pk>/export.csv", ..., name=...)` shown after the `invoice` route, a marker
+    below: each element is a call of its own, so passing `name=` as the next one does says
+    nothing; it is a new route, the marker below standing for the last one, `reorder`. (It
+    replaced `reorder`, taken for its edit.)"""
+    routes = [("", "order_list", "order-list"), ("<int:pk>/invoice/", "order_invoice", "order-invoice")]
+    routes += [("<int:pk>/reorder/", "order_reorder", "order-reorder")]
+    lines = [f'    path("{url}", views.{view}, name="{name}"),\n' for url, view, name in routes]
+    original = "order_patterns = [\n" + "".join(lines) + "]\n"
+    new = '    path("<int:pk>/export.csv", views.order_export_csv, name="order-export-csv"),\n'
+    snippet = (
+        "order_patterns = [\n"
+        + lines[0]
+        + "    # ... existing order routes ...\n"
+        + lines[1]
+        + new
+        + "    # ... existing order routes ...\n]\n"
+    )
+    expected = original.replace(lines[1], lines[1] + new)
+    assert merged(original, snippet, language="python") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
