@@ -52,6 +52,7 @@ MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop u
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+PROSE_COMMENT = re.compile(r"^(#|//|--|;)\s*[A-Z][a-z]+(\s+\S+){3}")  # `# If you wish to ...`: a sentence
 INNERMOST_BRACKETS = re.compile(r"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
 # a field of a one-line table row: `path: '/orders'`, `want: 2048` (see keys.ROW)
 ROW_FIELD = re.compile(r"[\w$\"']+\s*:\s*(?:\"[^\"]*\"|'[^']*'|[^,{}]+?)(?=\s*[,}])")
@@ -1377,7 +1378,11 @@ class Aligner:
                 not s_gap
                 and sa >= 0
                 and edge is None
-                and (self.marker_spans(s_items[sa], o_gap) or self.comments_after_marker(s_items[sa], o_gap))
+                and (
+                    self.marker_spans(s_items[sa], o_gap)
+                    or self.comments_after_marker(s_items[sa], o_gap)
+                    or self.comment_cut_short(o_items[oa], o_gap)
+                )
             ):
                 gap = [Copy(o_gap[0].lead, o_gap[-1].end)]
             else:
@@ -3993,6 +3998,18 @@ class Aligner:
         ...` above `def _getresp(self):`): the snippet left them out, it did not delete them."""
         return (
             bool(o_gap) and self.ends_open(s_item) and all(self.original.is_comment(item) for item in o_gap)
+        )
+
+    def comment_cut_short(self, o_item: Item, o_gap: list[Item]) -> bool:
+        """A comment's first sentence shown last (`# If you wish to specify custom queries, ...`),
+        the lines glued below it in the original more of that comment: left out, not deleted. (A
+        commented-out line, `# "B",`, is code put aside, and may be deleted with what follows.)"""
+        line = self.original.normalized[o_item.header]
+        return (
+            bool(o_gap)
+            and self.original.is_comment(o_item)
+            and PROSE_COMMENT.match(line) is not None
+            and all(self.original.is_comment(item) and item.lead == item.start for item in o_gap)
         )
 
     def ends_in_marker(self, item: Item) -> bool:

@@ -5347,6 +5347,26 @@ def test_a_call_passing_the_same_keyword_as_the_next_element_is_another_element(
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_comments_first_sentence_shown_last_in_a_block_keeps_the_rest_of_the_comment() -> None:
+    """A key added to a step's `with:`, the first line of the comment below it shown, then a marker
+    less indented: the comment's other lines, glued below its first, are left out, not deleted by
+    closing up. A commented-out line (`# "B",`) is no sentence: it may be deleted so."""
+    original = (
+        "steps:\n  - name: Initialize CodeQL\n    uses: github/codeql-action/init@v3\n    with:\n"
+        '      languages: "python"\n      # If you wish to specify custom queries, you can do so here.\n'
+        "      # By default, queries listed here will override any in a config file.\n"
+        "      # queries: ./path/to/local/query\n  - name: Analyze\n    uses: github/codeql-action/analyze@v3\n"
+    )
+    snippet = (
+        "steps:\n  - name: Initialize CodeQL\n    uses: github/codeql-action/init@v3\n    with:\n"
+        '      languages: "python"\n      queries: security-extended\n'
+        "      # If you wish to specify custom queries, you can do so here.\n  # ... unchanged ...\n\n"
+        "  - name: Analyze\n    uses: github/codeql-action/analyze@v3\n"
+    )
+    expected = original.replace('"python"\n', '"python"\n      queries: security-extended\n')
+    assert merged(original, snippet, language="yaml") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
