@@ -173,6 +173,8 @@ def signature_key(line: str, language: str = "") -> str:
             return found.group(1)
     if first == "await":  # `await db.execute(...)` is keyed as its call
         return "await " + (call_key(text[6:]) or text[6:])
+    if language == "yaml" and first in CONTROL and text.startswith(first + ":"):
+        return first  # Ansible's `when:`: a mapping's key, not a condition
     if first in CONTROL:
         return text
     if text.startswith("<"):

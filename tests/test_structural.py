@@ -5367,6 +5367,27 @@ def test_a_comments_first_sentence_shown_last_in_a_block_keeps_the_rest_of_the_c
     assert merged(original, snippet, language="yaml") == expected
 
 
+def test_an_ansible_when_key_is_a_mapping_key_not_a_condition() -> None:
+    """A task shown by its `- name:`, a marker for its module arguments, and its `when:` edited:
+    in YAML `when:` is a key, so the edited line pairs with the task's own `when:`. (It was keyed
+    by its whole text, as a Kotlin `when` is, and written beside the old one.)"""
+    original = (
+        "- hosts: web\n  tasks:\n    - name: Open HTTP in firewalld\n      ansible.posix.firewalld:\n"
+        "        service: http\n        state: enabled\n      when: firewall_enabled | bool\n\n"
+        "    - name: Open HTTP in ufw\n      community.general.ufw:\n        rule: allow\n"
+        "      when: firewall_enabled | bool\n"
+    )
+    snippet = (
+        "# ... existing code ...\n    - name: Open HTTP in firewalld\n      # ... module arguments unchanged ...\n"
+        '      when: firewall_enabled | bool and ansible_os_family == "RedHat"\n# ... existing code ...\n'
+    )
+    expected = original.replace(
+        "enabled\n      when: firewall_enabled | bool\n",
+        'enabled\n      when: firewall_enabled | bool and ansible_os_family == "RedHat"\n',
+    )
+    assert merged(original, snippet, language="yaml") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
