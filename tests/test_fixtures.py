@@ -156,6 +156,24 @@ KNOWN_WRONG: dict[str, str] = {
     "marker: its other keys are deleted by closing up",
     "everyday/s77-17-rust-signatures-non-adjacent-anchors": "four table rows closed up around a new one are "
     "deleted, as closing up reads (a negative, merged; a convention question)",
+    "everyday/s78-16-cpp-ring-buffer-peek-back-template": "a class template shown from its `template <...>` "
+    "line right below the namespace's: the class's doc comment between is deleted by closing up",
+    "everyday/s79-02-elixir-mix-shell-add-warn": "a new function with an `@doc` like the next function's: "
+    "that function's `@doc` is dropped",
+    "everyday/s79-10-haskell-discount-new-constructor": "a new `case` arm shown among others in a function "
+    "with a `where`: two arms of the original below it are dropped",
+    "everyday/s79-38-erlang-pool-detach-handle-call": "an Emacs-style file (tabs for 8 columns, 4-space steps): "
+    "the snippet's tabs are written as spaces",
+    "everyday/s80-20-python-reports-with-block-col0-neg": "a `with` block's first lines rewritten above a "
+    "column-0 marker: its rest read as elided (a negative, merged; its writer finds deletion as likely)",
+    "everyday/s80-22-python-conftest-fixture-with-block-neg": "the same, in a fixture's `with` block (a negative, "
+    "merged)",
+    "everyday/s80-29-yaml-pyenv-fix-env-line-deep": "two jobs with the same `run: |` block, the job shown by its "
+    "key above a column-0 marker: the edit lands in the first job's block and the block is written again",
+    "everyday/s80-36-yaml-ansible-task-rewrite-col0-neg": "a task's first lines rewritten above a column-0 "
+    "marker: its rest read as elided (a negative, merged)",
+    "everyday/s81-27-json-cfnlint-update-policy-required": "JSON indented one space a level: one-space steps "
+    "are no indent unit, so a new array element is re-indented by two",
 }
 
 
