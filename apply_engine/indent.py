@@ -106,6 +106,22 @@ def most_often(steps: Counter[int], prefer: str | None) -> str:
     return " " * -max(plausible)[2] if plausible else DEFAULT_UNIT
 
 
+def steps_by_one_space(lines: list[str]) -> bool:
+    """Whether most steps deeper are of one space (a JSON file written one space a level, which
+    indent_unit() does not take for a unit: in code a one-space step is a continuation or a
+    comment's ` * `)."""
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in lines[:UNIT_SAMPLE_LINES]:
+        if not line.strip():
+            continue
+        width = len(line) - len(line.lstrip(" "))
+        if width > previous:
+            steps[width - previous] += 1
+        previous = width
+    return steps[1] > 2 * sum(steps.values()) / 3
+
+
 def space_unit(widths: list[int], bodies: Container[int] = (), prefer: str | None = None) -> str | None:
     """indent_unit() of lines indented by spaces alone, from their columns (-1: blank). A step
     down to one of `bodies` (a line below one ending in `:` or `{`) counts twice: a block's body

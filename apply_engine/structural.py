@@ -36,7 +36,15 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
-from apply_engine.indent import DEFAULT_UNIT, Reindent, column, columns, indent_unit, leading
+from apply_engine.indent import (
+    DEFAULT_UNIT,
+    Reindent,
+    column,
+    columns,
+    indent_unit,
+    leading,
+    steps_by_one_space,
+)
 from apply_engine.keys import normalize, signature_key
 from apply_engine.languages import (
     GRAMMARS,
@@ -572,6 +580,8 @@ def plan_lines(
     if language in ("text", "markdown") and original_unit != "\t":
         # a Dockerfile's continuation lines, a Markdown list item's: as shown; a Makefile's tabs stay
         original_unit = snippet_unit
+    if language == "json" and steps_by_one_space(source.lines):
+        snippet_unit = original_unit = " "  # JSON written one space a level: as shown
     units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     # (no whole file ends inside a block the original closes: a snippet cut off there)

@@ -172,8 +172,6 @@ KNOWN_WRONG: dict[str, str] = {
     "key above a column-0 marker: the edit lands in the first job's block and the block is written again",
     "everyday/s80-36-yaml-ansible-task-rewrite-col0-neg": "a task's first lines rewritten above a column-0 "
     "marker: its rest read as elided (a negative, merged)",
-    "everyday/s81-27-json-cfnlint-update-policy-required": "JSON indented one space a level: one-space steps "
-    "are no indent unit, so a new array element is re-indented by two",
 }
 
 

@@ -5388,6 +5388,26 @@ def test_an_ansible_when_key_is_a_mapping_key_not_a_condition() -> None:
     assert merged(original, snippet, language="yaml") == expected
 
 
+def test_json_written_one_space_a_level_keeps_the_snippets_indentation() -> None:
+    """A `required` array added to a definition of a JSON schema indented one space a level, as
+    the file is: its lines stay as shown. (One-space steps were no unit, the units read as 2 and
+    4, and the new element was written two spaces deeper.)"""
+    original = (
+        '{\n "definitions": {\n  "Replacing": {\n   "additionalProperties": false,\n   "properties": {\n'
+        '    "WillReplace": {\n     "type": "boolean"\n    }\n   },\n   "type": "object"\n  },\n'
+        '  "Rolling": {\n   "type": "object"\n  }\n }\n}\n'
+    )
+    required = '   "required": [\n    "WillReplace"\n   ],\n'
+    snippet = (
+        '  "Replacing": {\n   "additionalProperties": false,\n   "properties": {\n    "WillReplace": {\n'
+        '     "type": "boolean"\n    }\n   },\n' + required + '   "type": "object"\n  },\n  "Rolling": {\n'
+    )
+    expected = original.replace(
+        '   },\n   "type": "object"\n  },', "   },\n" + required + '   "type": "object"\n  },'
+    )
+    assert merged(original, snippet, language="json") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
