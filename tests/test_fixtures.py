@@ -172,6 +172,8 @@ KNOWN_WRONG: dict[str, str] = {
     "key above a column-0 marker: the edit lands in the first job's block and the block is written again",
     "everyday/s80-36-yaml-ansible-task-rewrite-col0-neg": "a task's first lines rewritten above a column-0 "
     "marker: its rest read as elided (a negative, merged)",
+    "everyday/s82-11-go-jobs-status-cancelled": "a gofmt `case` shown last above a column-0 marker: the "
+    "switch's `default:` arm below it is deleted by closing up",
 }
 
 
