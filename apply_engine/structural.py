@@ -1706,8 +1706,8 @@ class SpanWriter:
         places = self.source.trimmed.get(text.rstrip(), [])
         k = bisect_left(places, self.next_line)
         if k == len(places) or places[k] >= self.next_line + NEARBY_LINES:
-            # (an edited line, in place of the original's there)
-            self.after_found += self.after_found >= 0
+            if self.after_found >= 0:
+                self.after_found += 1  # an edited line, in place of the original's there
             return None
         self.after_found = places[k] + 1
         return places[k]

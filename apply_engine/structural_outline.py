@@ -282,7 +282,8 @@ LONG_STRINGS = {
     ),
     "javascript": re.compile(
         r"//[^\n]*|/\*.*?\*/|`(?:\\.|[^`\\])*`|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
-        # a regular expression literal (`/[",\n]/.test(s)`), after what no division follows
+        # a regular expression literal (`/[",\n]/.test(s)`) where no division can stand: after `(`,
+        # `=`, `,`, an operator, a line's start or `return`
         r"|(?:[(,=:\[!&|?{};\n]|\breturn)\s*/(?![*/])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/",
         re.S,
     ),
