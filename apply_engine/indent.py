@@ -10,6 +10,7 @@ from collections.abc import Container
 TAB_WIDTH = 4
 DEFAULT_UNIT = "    "
 UNIT_SAMPLE_LINES = 400  # the unit is read from a file's first lines
+MIXED_LINES = 5  # lines led by tabs, and by spaces, that make a file's indentation mixed
 
 
 def leading(line: str) -> str:
@@ -120,6 +121,16 @@ def steps_by_one_space(lines: list[str]) -> bool:
             steps[width - previous] += 1
         previous = width
     return steps[1] > 2 * sum(steps.values()) / 3
+
+
+def mixed_indentation(lines: list[str]) -> bool:
+    """Whether some lines are indented by tabs and others by spaces alone (Emacs's style: a tab
+    for each 8 columns, spaces for the rest), so a tab is no unit of its own."""
+    tabs = spaces = 0
+    for line in lines[:UNIT_SAMPLE_LINES]:
+        tabs += line.startswith("\t")
+        spaces += line.startswith("  ") and bool(line.strip()) and not line.lstrip().startswith("*")
+    return tabs >= MIXED_LINES and spaces >= MIXED_LINES
 
 
 def space_unit(widths: list[int], bodies: Container[int] = (), prefer: str | None = None) -> str | None:

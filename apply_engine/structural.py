@@ -43,6 +43,7 @@ from apply_engine.indent import (
     columns,
     indent_unit,
     leading,
+    mixed_indentation,
     steps_by_one_space,
 )
 from apply_engine.keys import normalize, signature_key
@@ -582,6 +583,8 @@ def plan_lines(
         original_unit = snippet_unit
     if language == "json" and steps_by_one_space(source.lines):
         snippet_unit = original_unit = " "  # JSON written one space a level: as shown
+    elif snippet_unit == "\t" and original_unit != "\t" and mixed_indentation(source.lines):
+        snippet_unit = original_unit  # tabs and spaces as in the original (Emacs's style): as shown
     units = (snippet_unit, original_unit)
     rewrite = not markers and nonblank(edit.lines) >= REWRITE_SHARE * nonblank(source.lines)
     # (no whole file ends inside a block the original closes: a snippet cut off there)

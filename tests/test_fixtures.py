@@ -162,8 +162,6 @@ KNOWN_WRONG: dict[str, str] = {
     "that function's `@doc` is dropped",
     "everyday/s79-10-haskell-discount-new-constructor": "a new `case` arm shown among others in a function "
     "with a `where`: two arms of the original below it are dropped",
-    "everyday/s79-38-erlang-pool-detach-handle-call": "an Emacs-style file (tabs for 8 columns, 4-space steps): "
-    "the snippet's tabs are written as spaces",
     "everyday/s80-20-python-reports-with-block-col0-neg": "a `with` block's first lines rewritten above a "
     "column-0 marker: its rest read as elided (a negative, merged; its writer finds deletion as likely)",
     "everyday/s80-22-python-conftest-fixture-with-block-neg": "the same, in a fixture's `with` block (a negative, "

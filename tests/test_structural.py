@@ -5408,6 +5408,25 @@ def test_json_written_one_space_a_level_keeps_the_snippets_indentation() -> None
     assert merged(original, snippet, language="json") == expected
 
 
+def test_a_snippet_in_emacs_style_tabs_and_spaces_is_written_as_shown() -> None:
+    """An Erlang file indented Emacs's way (4 spaces, then a tab for 8 columns, then a tab and 4
+    spaces), its spaces outnumbering its tabs, and a snippet copying that style, tabs and all: its
+    lines stay as shown. (The snippet's unit read as a tab and the file's as 4 spaces, so each tab
+    became 4 spaces.)"""
+    clause = "handle_call({{{name}, Node}}, _From, Nodes) ->\n    case lists:keymember(Node, 2, Nodes) of\n"
+    clause += (
+        "\ttrue ->\n\t    {{reply, {name}ed, Nodes}};\n\tfalse ->\n\t    {{reply, no, Nodes}}\n    end;\n"
+    )
+    setup = "init([]) ->\n" + "".join(f"    ok = step({n}),\n" for n in range(30)) + "    {ok, []}.\n\n"
+    original = setup + "".join(
+        clause.format(name=name) for name in ("attach", "spawn", "stop", "info", "ping")
+    )
+    new = clause.format(name="detach")
+    snippet = clause.format(name="attach") + new + clause.format(name="spawn") + "%% ... existing code ...\n"
+    expected = original.replace(clause.format(name="spawn"), new + clause.format(name="spawn"))
+    assert merged(original, snippet, language="erlang") == expected
+
+
 def test_one_of_an_arrays_look_alike_objects_is_told_by_its_first_telling_line() -> None:
     """A launch configuration shown alone, `...` for its rest: one of three objects that all
     start `{` and `"type": "node",`. Its `"name"` line stands in one of them only, so that one is
