@@ -27,7 +27,7 @@ Reason and the level returns None.
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import cached_property
@@ -3157,13 +3157,20 @@ class Aligner:
         )
         if name is None or o_name is None:
             return False
-        old = whole_word(o_name.group())
-        uses = {
-            old.sub(name.group(), line)
-            for k, line in enumerate(self.original.normalized)
-            if k != o_item.header and old.search(line)
-        }
-        return any(line in uses for k, line in enumerate(self.snippet.normalized) if k != s_item.header)
+        return any(
+            j != s_item.header
+            for _, renamed in self.uses_renamed(
+                o_name.group(), name.group(), range(o_item.header, o_item.header + 1)
+            )
+            for j in self.snippet.where(renamed)
+        )
+
+    def uses_renamed(self, old: str, new: str, skip: range) -> Iterator[tuple[int, str]]:
+        """Each original line outside `skip` that uses the name `old`, with `new` in its place."""
+        pattern = whole_word(old)
+        for k, line in enumerate(self.original.normalized):
+            if k not in skip and pattern.search(line):
+                yield k, pattern.sub(new, line)
 
     @staticmethod
     def same_call_on_text(key: str, o_key: str, s_item: Item, o_item: Item) -> bool:
@@ -3387,18 +3394,14 @@ class Aligner:
         snippet = "\n".join(self.snippet.normalized)
         gone = [name for name in removed if not whole_word(name).search(snippet)]  # renamed everywhere
         shown = set(self.snippet.normalized)
-        for k, line in enumerate(self.original.normalized):
-            if o_item.start <= k < o_item.end or line in shown:
-                continue  # (a line shown as it stands beside the renamed one: a look-alike added)
-            for name in gone:
-                pattern = whole_word(name)
-                if pattern.search(line) and any(
-                    self.stands_in_place(k, j)
-                    for new in added
-                    for j in self.snippet.where(pattern.sub(new, line))
-                ):
-                    return True
-        return False
+        # (a line shown as it stands beside the renamed one says a look-alike was added)
+        return any(
+            self.original.normalized[k] not in shown and self.stands_in_place(k, j)
+            for name in gone
+            for new in added
+            for k, renamed in self.uses_renamed(name, new, range(o_item.start, o_item.end))
+            for j in self.snippet.where(renamed)
+        )
 
     def stands_in_place(self, k: int, j: int) -> bool:
         """Whether snippet line j has the same line right above it, or right below it, as original
@@ -3947,11 +3950,13 @@ class Aligner:
         last = next(line for line in reversed(self.snippet.normalized[s_item.start : s_item.end]) if line)
         return last not in self.original.normalized[o_item.start : o_item.end]
 
+    def shown_below(self, item: Item) -> int | None:
+        """The snippet's next non-blank line after the item, if any."""
+        return next((k for k in range(item.end, len(self.snippet.lines)) if self.snippet.normalized[k]), None)
+
     def followed_by_code(self, item: Item) -> bool:
         """The snippet's next line after the item is code no deeper than its header: its end shown."""
-        below = next(
-            (k for k in range(item.end, len(self.snippet.lines)) if self.snippet.normalized[k]), None
-        )
+        below = self.shown_below(item)
         return (
             below is not None
             and below not in self.snippet.markers
@@ -3961,14 +3966,11 @@ class Aligner:
     def marker_below(self, item: Item) -> bool:
         """The next line shown below the item is a marker, at any depth (`- name: Restart
         postgresql`, then `# ... rest unchanged ...`): its elided lines go on from there."""
-        below = next(
-            (k for k in range(item.end, len(self.snippet.lines)) if self.snippet.normalized[k]), None
-        )
-        return below is not None and below in self.snippet.markers
+        return self.shown_below(item) in self.snippet.markers
 
     def ends_snippet(self, item: Item) -> bool:
         """Nothing but blank lines follows the item in the snippet, not even a marker."""
-        return not any(line.strip() for line in self.snippet.lines[item.end :])
+        return self.shown_below(item) is None
 
     def ends_deep_in_marker(self, item: Item) -> bool:
         """A block without a closer whose last line is a marker in a block inside it."""
