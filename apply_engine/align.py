@@ -3385,6 +3385,9 @@ class Aligner:
         snippet): that item with the rename carried into it (or a copy beside it?), not code that
         is new for sure."""
         o_text = body(self.original, o_item)
+        # (the ratio is at most what the shorter text's share allows: most elided bodies fail here)
+        if 2 * min(len(o_text), len(text)) < BLOCK_EDIT_SIMILARITY * (len(o_text) + len(text)):
+            return False
         if similarity(o_text, text) < BLOCK_EDIT_SIMILARITY:
             return False
         names, o_names = set(NAME.findall(text)), set(NAME.findall(o_text))
