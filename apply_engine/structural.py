@@ -36,6 +36,7 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
+from apply_engine.hunks import plan_hunks
 from apply_engine.indent import (
     DEFAULT_UNIT,
     Reindent,
@@ -197,11 +198,14 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if ops is None
         else finish(language, analysis, edit, ops, markers)
     )
-    if result.status == "ok" or (unflat := indented_blocks(edit, analysis)) is None:
-        return result
-    ops, _ = plan_lines(analysis, unflat, markers, language, resumed)
-    retried = ops and finish(language, analysis, unflat, ops, markers)
-    return retried if retried and retried.status == "ok" else result
+    if result.status != "ok" and (unflat := indented_blocks(edit, analysis)) is not None:
+        ops, _ = plan_lines(analysis, unflat, markers, language, resumed)
+        retried = ops and finish(language, analysis, unflat, ops, markers)
+        if retried and retried.status == "ok":
+            return retried
+    ops = plan_hunks(source.lines, edit.lines, markers) if result.status != "ok" and markers else None
+    as_hunks = ops and finish(language, analysis, edit, ops, markers)
+    return as_hunks if as_hunks and as_hunks.status == "ok" else result
 
 
 def indented_blocks(edit: Source, analysis: "Analysis") -> Source | None:

@@ -3613,10 +3613,15 @@ def test_a_decorator_shown_alone_above_a_marker_anchors_on_its_item() -> None:
     assert merged(DECORATED_ROUTES, snippet, language="python") == expected
 
 
-def test_a_decorator_shown_alone_that_starts_two_items_anchors_nothing() -> None:
+def test_a_decorator_shown_alone_that_starts_two_items_is_placed_by_the_line_above() -> None:
+    # `@post('/b')` starts two items, so the outline anchors nothing on it; read as hunks, the new
+    # method stands between `return 1` and the `@post('/b')` right below it, the second item's
     original = DECORATED_ROUTES.replace("@get('/a')", "@post('/b')\n    @status(201)")
     snippet = "class Users:\n    # ...\n        return 1\n\n    @put('/n')\n    def n(self):\n        return 3\n\n    @post('/b')\n    # ...\n"
-    assert ambiguous(original, snippet, language="python").status == "ambiguous"
+    new = "    @put('/n')\n    def n(self):\n        return 3\n\n"
+    assert merged(original, snippet, language="python") == original.replace(
+        "    @post('/b')\n    @status(204)", new + "    @post('/b')\n    @status(204)"
+    )
 
 
 CARD = (

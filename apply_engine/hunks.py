@@ -1,0 +1,223 @@
+"""The last resort for a snippet of several hunks: each run of lines between markers placed by its
+own context, as a unified diff without its minus lines would be.
+
+The structural alignment reads a snippet as a tree; a snippet that jumps from deep inside one
+function to deep inside another, with one marker between (`if err := cmd.Run(); err != nil {`,
+`// ...`, `c.Args[idx] = rurl.String()`), is no tree. Read as hunks it is plain: each hunk opens and
+closes on lines of the original (its anchors), what it shows between them replaces what the
+original has there, and each marker stands for the original between two hunks.
+
+The reading must be the only one: each hunk goes in exactly one place after the hunk before it, at
+the first match of its top anchor; it deletes nothing, and rewrites only a few original lines
+between its anchors, each like a line it shows, where no reading as new code fits as well."""
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .align import Copy, Insert, Op, letters
+from .indent import DEFAULT_UNIT, Reindent
+
+MAX_OPENINGS = 64  # original lines a hunk may open on: past that its first line says too little
+MAX_REWRITTEN = 3  # original lines one hunk may rewrite between its anchors
+LIKENESS = 0.6  # how alike a rewritten line and the line that replaces it must be
+NEARBY = 5  # lines below a hunk's place where the lines it adds must not stand already
+MIN_REPEATED = 24  # ... with this many letters and digits among them
+# anchors agree with the original to the byte, so the new lines between them stand as shown
+AS_SHOWN = Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
+OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type Pause {`, `<li>`
+CLOSES = re.compile(r"\s*([})\]]|</|end\b)")  # `}`, `</li>`, Ruby's `end`
+QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A hunk put in the original: it spans original lines [start, end), opens on `top` lines that
+    agree with the original, and writes `ops` there."""
+
+    start: int
+    end: int
+    top: int
+    ops: list[Op]
+
+
+def plan_hunks(original: Sequence[str], snippet: Sequence[str], markers: set[int]) -> list[Op] | None:
+    """Copy and Insert ops that apply each hunk in its one place, or None where any hunk has none
+    or several."""
+    runs = runs_between(snippet, markers)
+    if len(runs) < 2:
+        return None  # one run of code is the alignment's to place
+    return Hunks(original).plan(snippet, runs)
+
+
+def runs_between(lines: Sequence[str], markers: set[int]) -> list[range]:
+    """The runs of snippet lines between markers, less the blank lines at their edges."""
+    runs, start = [], 0
+    for k in [*sorted(markers), len(lines)]:
+        shown = [j for j in range(start, k) if lines[j].strip()]
+        if shown:
+            runs.append(range(shown[0], shown[-1] + 1))
+        start = k + 1
+    return runs
+
+
+class Hunks:
+    """Places hunks in one original, compared line by line less trailing whitespace."""
+
+    def __init__(self, original: Sequence[str]) -> None:
+        self.lines = [line.rstrip() for line in original]
+        self.where: dict[str, list[int]] = {}
+        for k, line in enumerate(self.lines):
+            self.where.setdefault(line, []).append(k)
+        self.counts = Counter(line.strip() for line in self.lines)
+
+    def plan(self, snippet: Sequence[str], runs: list[range]) -> list[Op] | None:
+        ops: list[Op] = []
+        at, marker = 0, None
+        for run in runs:
+            shown = [snippet[k].rstrip() for k in run]
+            opening = [p for p in self.where.get(shown[0], []) if p >= at]
+            if len(opening) > MAX_OPENINGS:
+                return None
+            places = [placed for p in opening if (placed := self.place(shown, run, p)) is not None]
+            if len(places) != 1 or self.passed_over(at, places[0]):
+                return None
+            if marker is not None and self.closes_what_it_left(marker, range(at, places[0].start), shown):
+                return None
+            ops += [Copy(at, places[0].start), *places[0].ops]
+            at, marker = places[0].end, snippet[run.stop] if run.stop < len(snippet) else None
+        if not any(isinstance(op, Insert) for op in ops):
+            return None  # nothing new: what the snippet says is what it leaves out (deleted? elided?)
+        return [*ops, Copy(at, len(self.lines))]
+
+    def closes_what_it_left(self, marker: str, elided: range, shown: list[str]) -> bool:
+        """Whether a marker read as eliding past the end of the block it stands in (original lines
+        less indented than it) is followed by code as shallow as that end: a `done` the snippet
+        shows closing the loop the marker was in, which the reading makes another loop's."""
+        depth = indentation(marker)
+        left = any(
+            line.strip() and indentation(line) < depth for line in self.lines[elided.start : elided.stop]
+        )
+        return left and any(line.strip() and indentation(line) < depth for line in shown)
+
+    def passed_over(self, at: int, placed: Placed) -> bool:
+        """Whether the hunk's top anchor stands whole between the hunk above and its place: a marker
+        read as eliding past the nearest match of the lines shown after it is no reading to rely on."""
+        top = self.lines[placed.start : placed.start + placed.top]
+        return any(self.lines[k : k + len(top)] == top for k in range(at, placed.start))
+
+    def place(self, shown: list[str], run: range, p: int) -> Placed | None:
+        """The hunk `shown` (snippet lines `run`) opening on original line p: its top anchor runs as
+        far as it agrees with the original; its bottom anchor is the longest tail of it that the
+        original has a few lines further on. Between them the hunk's lines replace the original's."""
+        lines = self.lines
+        top = 0
+        while top < len(shown) and p + top < len(lines) and lines[p + top] == shown[top]:
+            top += 1
+        if top == len(shown):
+            return Placed(p, p + top, top, [Copy(p, p + top)])
+        for q, tail in self.bottoms(shown, p, top):
+            new = shown[top : len(shown) - tail]
+            if len(set(lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
+                continue  # (a quick look: more original lines than may be rewritten are not shown)
+            between = self.interior(range(p + top, q), new)
+            if between is None:
+                continue
+            steps, rewritten = between
+            added = [new[j] for step in steps if isinstance(step, range) for j in step]
+            if self.repeats_nearby(added, range(p, q + tail)):
+                continue  # new code that writes out the original's code beside it: misaligned
+            if rewritten and self.reads_as_new(shown, p, top):
+                return None  # lines rewritten between anchors, or new code after the top one?
+            at = run.start + top
+            ops = [
+                step if isinstance(step, Copy) else Insert(at + step.start, at + step.stop, AS_SHOWN)
+                for step in steps
+            ]
+            return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)])
+        return None
+
+    def bottoms(self, shown: list[str], p: int, top: int) -> list[tuple[int, int]]:
+        """Where the hunk's bottom anchor may start in the original, and its length: tails of the
+        hunk found a few lines below its top anchor (no more than it shows, and MAX_REWRITTEN),
+        longest first, then nearest."""
+        lines, last = self.lines, len(shown) - top - 1  # one line at least is new
+        found = []
+        for end in range(p + top + 1, min(p + len(shown) + MAX_REWRITTEN, len(lines)) + 1):
+            length = 0
+            while length < last and end - length > p + top and lines[end - length - 1] == shown[-length - 1]:
+                length += 1
+            found += [
+                (end - n, n)
+                for n in range(1, length + 1)
+                if end - n - (p + top) <= last + 1 - n + MAX_REWRITTEN
+            ]
+        return sorted(found, key=lambda bottom: (-bottom[1], bottom[0]))
+
+    def interior(self, old: range, new: list[str]) -> tuple[list[Copy | range], int] | None:
+        """How original lines `old` become `new`: original lines kept (Copy) and new lines written
+        (a range of `new`), with how many original lines they rewrite; None where one would be
+        deleted outright, or too many rewritten."""
+        before = self.lines[old.start : old.stop]
+        steps: list[Copy | range] = []
+        rewritten = 0
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, new, autojunk=False).get_opcodes():
+            if tag == "equal":
+                steps.append(Copy(old.start + i1, old.start + i2))
+                continue
+            if tag == "delete" or (tag == "replace" and not rewritten_alike(before[i1:i2], new[j1:j2])):
+                return None
+            rewritten += i2 - i1
+            steps.append(range(j1, j2))
+        return (steps, rewritten) if rewritten <= MAX_REWRITTEN else None
+
+    def repeats_nearby(self, added: list[str], place: range) -> bool:
+        """Whether the lines a hunk adds write out code that stands once in the original, at the
+        hunk's place or just below it, MIN_REPEATED letters and digits of it (a function's header
+        and its first arm; not a `</select>`, not one `#include`)."""
+        near = {line.strip() for line in self.lines[place.start : place.stop + NEARBY]}
+        once = {line.strip() for line in added} & near
+        return sum(letters(text) for text in once if self.counts[text] == 1) >= MIN_REPEATED
+
+    def reads_as_new(self, shown: list[str], p: int, top: int) -> bool:
+        """Whether the hunk also reads as a new block put below the first lines of its top anchor,
+        the marker after it eliding the rest: its lines after them open a block and close it (a
+        `type Pause {` ... `}` beside `type Resume`; not a call rewritten above `return x`)."""
+        for t in range(1, top + 1):
+            block = [line for line in shown[t:] if line.strip()]
+            if balanced(block) and OPENS.search(block[0]) and CLOSES.match(block[-1]):
+                return True
+        return False
+
+
+def rewritten_alike(old: list[str], new: list[str]) -> bool:
+    """Whether original lines `old` read as rewritten into `new`: each like a new line after the one
+    the line before it is like (a call given one more argument, a name changed)."""
+    at = 0
+    for line in old:
+        while at < len(new) and not alike(line.strip(), new[at].strip()):
+            at += 1
+        if at == len(new) or not line.strip():
+            return False
+        at += 1
+    return True
+
+
+def alike(a: str, b: str) -> bool:
+    matcher = SequenceMatcher(None, a, b)
+    return (
+        matcher.real_quick_ratio() >= LIKENESS
+        and matcher.quick_ratio() >= LIKENESS
+        and matcher.ratio() >= LIKENESS
+    )
+
+
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def balanced(lines: list[str]) -> bool:
+    text = QUOTED.sub("", "\n".join(lines))
+    return all(text.count(opener) == text.count(closer) for opener, closer in ("()", "[]", "{}"))

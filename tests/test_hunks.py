@@ -1,0 +1,159 @@
+"""The hunk reader, the merge's last resort: a snippet that jumps from deep in one function to deep
+in another is placed hunk by hunk, each by its own context, and only where one reading fits."""
+
+from apply_engine.hunks import MAX_OPENINGS, Hunks, plan_hunks
+from apply_engine.structural import merge
+
+GO_CLIENT = """\
+package client
+
+import (
+\t"fmt"
+\t"net"
+\t"os"
+)
+
+func (c *Client) Run() error {
+\tconn, err := net.Dial("tcp", c.Addr)
+\tif err != nil {
+\t\treturn err
+\t}
+\tdefer conn.Close()
+\tfmt.Fprintln(conn, "hello")
+\treturn nil
+}
+
+func (c *Client) Retry() error {
+\tvar err error
+\tfor i := 0; i < c.Retries; i++ {
+\t\tif err = c.Run(); err == nil {
+\t\t\treturn nil
+\t\t}
+\t\tfmt.Fprintln(os.Stderr, "retrying")
+\t}
+\treturn err
+}
+"""
+
+
+def apply(original: str, snippet: str) -> str | None:
+    """plan_hunks's reading, rendered: marker lines are those starting with `#`."""
+    lines, shown = original.splitlines(), snippet.splitlines()
+    markers = {k for k, line in enumerate(shown) if line.strip().startswith("# ...")}
+    ops = plan_hunks(lines, shown, markers)
+    if ops is None:
+        return None
+    out: list[str] = []
+    for op in ops:
+        out += lines[op.start : op.end] if type(op).__name__ == "Copy" else shown[op.start : op.end]
+    return "\n".join(out) + "\n"
+
+
+def test_a_snippet_jumping_between_functions_merges_hunk_by_hunk() -> None:
+    snippet = """\
+\t"fmt"
+\t"log"
+\t"net"
+// ...
+\tconn, err := net.Dial("tcp", c.Addr)
+\tif err != nil {
+\t\tlog.Printf("dial %s: %v", c.Addr, err)
+\t\treturn err
+\t// ...
+\t\tif err = c.Run(); err == nil {
+\t\t\treturn nil
+\t\t}
+\t\tlog.Printf("attempt %d failed", i)
+\t\tfmt.Fprintln(os.Stderr, "retrying")
+\t// ...
+"""
+    expected = (
+        GO_CLIENT.replace('\t"fmt"\n', '\t"fmt"\n\t"log"\n')
+        .replace("\t\treturn err\n", '\t\tlog.Printf("dial %s: %v", c.Addr, err)\n\t\treturn err\n')
+        .replace("\t\t}\n\t\tfmt.Fprintln", '\t\t}\n\t\tlog.Printf("attempt %d failed", i)\n\t\tfmt.Fprintln')
+    )
+    result = merge(GO_CLIENT, snippet, language="go")
+    assert result.status == "ok", result.reasons
+    assert result.merged == expected
+
+
+def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
+    original = "a = 1\n\ndef f():\n    start()\n    stop()\n\ndef g():\n    start()\n    stop()\n"
+    snippet = "a = 1\n# ...\n    start()\n    audit()\n    stop()\n# ...\n"
+    assert apply(original, snippet) is None
+    assert merge(original, snippet, language="python").status == "ambiguous"
+
+
+def test_a_line_rewritten_between_anchors_is_an_edit() -> None:
+    original = "a = 1\n\ndef f():\n    x = compute(1)\n    return x\n\ndef g():\n    return 2\n"
+    snippet = "a = 1\n# ...\ndef f():\n    x = compute(1, strict=True)\n    return x\n# ...\n"
+    assert apply(original, snippet) == original.replace("compute(1)", "compute(1, strict=True)")
+
+
+def test_a_rewrite_that_also_reads_as_a_new_block_is_ambiguous() -> None:
+    # `type Pause` after `type Cancel`: a new type, or `type Resume` renamed? Both fit.
+    original = (
+        "schema { query: Query }\n\ntype Cancel {\n  id: ID\n}\n\ntype Resume {\n  id: ID\n  at: Date\n}\n\n"
+        "type Other {\n  id: ID\n}\n"
+    )
+    snippet = "schema { query: Query }\n# ...\ntype Cancel {\n  id: ID\n}\n\ntype Pause {\n  id: ID\n  at: Date\n}\n# ...\n"
+    assert apply(original, snippet) is None
+
+
+def test_original_lines_between_anchors_are_never_deleted() -> None:
+    original = "a = 1\n\ndef f():\n    start()\n    cleanup()\n    stop()\n"
+    snippet = "a = 1\n# ...\n    start()\n    audit()\n    stop()\n# ...\n"
+    assert apply(original, snippet) is None  # `cleanup()` rewritten as `audit()`? Too unlike.
+    flushed = original.replace("    cleanup()\n", "    cleanup()\n    flush()\n")
+    assert apply(flushed, "a = 1\n# ...\n    start()\n    flush()\n    audit()\n    stop()\n# ...\n") is None
+
+
+def test_a_hunk_placed_past_a_nearer_match_of_its_context_is_ambiguous() -> None:
+    # f has `start(); stop()` too: the marker may stand for f's rest, or for all of f
+    original = "x = 1\n\ndef f():\n    start()\n    stop()\n    cleanup()\n\ndef g():\n    start()\n    stop()\n    report()\n"
+    snippet = "x = 1\n# ...\n    start()\n    stop()\n    audit()\n    report()\n# ...\n"
+    assert apply(original, snippet) is None
+    unique = original.replace(
+        "    start()\n    stop()\n    cleanup()", "    begin()\n    stop()\n    cleanup()"
+    )
+    assert apply(unique, snippet) == unique.replace("    report()", "    audit()\n    report()")
+
+
+def test_new_lines_that_write_out_the_code_beside_them_are_no_placement() -> None:
+    lines = [
+        "    private fun quiet(channel: Channel): Boolean = when (channel) {",
+        "        Channel.EMAIL -> false",
+        "    }",
+    ]
+    hunks = Hunks(lines)
+    assert hunks.repeats_nearby([lines[0], "        Channel.SMS -> true"], range(0, 1))
+    assert not hunks.repeats_nearby(["    }", "        Channel.SMS -> true"], range(0, 1))
+
+
+def test_a_hunk_opening_on_a_line_found_everywhere_is_not_placed() -> None:
+    original = "".join(f"fn f{i}() {{\n    work({i});\n}}\n" for i in range(MAX_OPENINGS + 1))
+    snippet = "fn f0() {\n# ...\n}\n    extra();\nfn f1() {\n# ...\n"
+    assert apply(original, snippet) is None
+    small = "".join(f"fn f{i}() {{\n    work({i});\n}}\n" for i in range(3))
+    assert apply(small, snippet) == small.replace("}\nfn f1", "}\n    extra();\nfn f1")
+
+
+def test_a_snippet_that_adds_nothing_is_no_reading_of_hunks() -> None:
+    # all of it shown as it stands: are the lines between the hunks elided, or deleted?
+    original = "def f(x):\n    start()\n    if x:\n        a()\n        b()\n        c()\n    finish()\n"
+    assert apply(original, "def f(x):\n# ...\n    if x:\n        a()\n        b()\n# ...\n") is None
+
+
+def test_a_marker_read_past_its_block_must_not_be_followed_by_that_blocks_end() -> None:
+    original = (
+        'while read line\ndo\n\techo "$line"\ndone\n\nfor f in *.txt\ndo\n\tif test -s "$f"\n\tthen\n'
+        '\t\tcat "$f"\n\tfi\ndone\n'
+    )
+    # `done` closes the `while` the marker stands in, as the snippet reads; the `for`'s, as placed
+    snippet = (
+        'while read line\ndo\n\t# ...\n\tif test -s "$f"\n\tthen\n\t\twc -l "$f"\n\t\tcat "$f"\n\tfi\ndone\n'
+    )
+    assert apply(original, snippet) is None
+    expected = original.replace('\t\tcat "$f"', '\t\twc -l "$f"\n\t\tcat "$f"')
+    assert apply(original, snippet.replace("\t# ...", "# ...")) == expected  # at column 0 it may
+    assert apply(original, snippet.replace("\tfi\ndone\n", "\tfi\n\t# ...\n")) == expected  # no `done`
