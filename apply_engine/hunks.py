@@ -118,6 +118,7 @@ class Hunks:
             top += 1
         if top == len(shown):
             return Placed(p, p + top, top, [Copy(p, p + top)])
+        readings = []  # (lines written, bottom anchor, steps, lines rewritten)
         for q, tail in self.bottoms(shown, p, top):
             new = shown[top : len(shown) - tail]
             if len(set(lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
@@ -127,17 +128,21 @@ class Hunks:
                 continue
             steps, rewritten = between
             added = [new[j] for step in steps if isinstance(step, range) for j in step]
-            if self.repeats_nearby(added, range(p, q + tail)):
-                continue  # new code that writes out the original's code beside it: misaligned
-            if rewritten and self.reads_as_new(shown, p, top):
-                return None  # lines rewritten between anchors, or new code after the top one?
-            at = run.start + top
-            ops = [
-                step if isinstance(step, Copy) else Insert(at + step.start, at + step.stop, AS_SHOWN)
-                for step in steps
-            ]
-            return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)])
-        return None
+            if not self.repeats_nearby(added, range(p, q + tail)):  # (else misaligned: new code that
+                readings.append((len(added), (q, tail), steps, rewritten))  # writes out code beside it)
+        if not readings:
+            return None
+        # the reading that keeps the most original lines: a cell added and a `colspan` rewritten,
+        # not a whole row added above the one it rewrites
+        _, (q, tail), steps, rewritten = min(readings, key=lambda reading: reading[0])
+        if rewritten and self.reads_as_new(shown, p, top):
+            return None  # lines rewritten between anchors, or new code after the top one?
+        at = run.start + top
+        ops = [
+            step if isinstance(step, Copy) else Insert(at + step.start, at + step.stop, AS_SHOWN)
+            for step in steps
+        ]
+        return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)])
 
     def bottoms(self, shown: list[str], p: int, top: int) -> list[tuple[int, int]]:
         """Where the hunk's bottom anchor may start in the original, and its length: tails of the

@@ -59,6 +59,13 @@ BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of R
 # templates: Blade `{{-- --}}`, Handlebars `{{!-- --}}`, ERB `<%# %>` (not yet Jinja's `{# #}`: the
 # outline knows no `{% for %}` ... `{% endfor %}` blocks, so a snippet placed by one is left ambiguous)
 PAIRED_COMMENT = re.compile(r"^(?:\(\*|\{-|<#|\{\{!?--|<%#)(?P<body>.*?)(?:\*\)|-\}|#>|--\}\}|%>)$")
+# the comments of Jinja and Twig `{# #}`, Go templates `{{/* */}}` (trimmed too: `{{- /* */ -}}`),
+# Mustache `{{! }}` and Liquid `{% comment %} {% endcomment %}`: markers to the hunk reader only,
+# since the outline knows no `{% for %}` ... `{% endfor %}` blocks to place a snippet by
+TEMPLATE_COMMENT = re.compile(
+    r"^(?:\{#-?|\{\{-?\s*/\*|\{\{!(?!--)|\{%-?\s*comment\s*-?%\})(?P<body>.*?)"
+    r"(?:-?#\}|\*/\s*-?\}\}|(?<!--)\}\}|\{%-?\s*endcomment\s*-?%\})$"
+)
 
 
 INLINE_MARKER = re.compile(
@@ -219,6 +226,12 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
     if words <= SENTENCE_WORDS and SENTENCE.match(body):
         return True
     return words <= SHORT_COMMENT_WORDS and bool(PHRASE.search(body) or LEADING_PHRASE.match(body))
+
+
+def is_template_marker(line: str) -> bool:
+    """A template comment that stands for elided code: `{# ... #}`, `{{/* rest unchanged */}}`."""
+    found = TEMPLATE_COMMENT.match(line.strip())
+    return found is not None and is_marker("# " + found.group("body").strip(" *-"), ("#",))
 
 
 PATH = re.compile(  # `app/models.py`, `File: app.ts`, `utils/text.py — drop legacy_clean`

@@ -64,6 +64,7 @@ from apply_engine.markers import (
     is_move_note,
     is_path_comment,
     is_removal,
+    is_template_marker,
 )
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
@@ -198,13 +199,18 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if ops is None
         else finish(language, analysis, edit, ops, markers)
     )
-    if result.status != "ok" and (unflat := indented_blocks(edit, analysis)) is not None:
+    if result.status == "ok":
+        return result
+    if (unflat := indented_blocks(edit, analysis)) is not None:
         ops, _ = plan_lines(analysis, unflat, markers, language, resumed)
         retried = ops and finish(language, analysis, unflat, ops, markers)
         if retried and retried.status == "ok":
             return retried
-    ops = plan_hunks(source.lines, edit.lines, markers) if result.status != "ok" and markers else None
-    as_hunks = ops and finish(language, analysis, edit, ops, markers)
+    # last, the hunk reader, to which a template's own comments are markers too (`{# ... #}`)
+    templated = {k for k, line in enumerate(edit.lines) if is_template_marker(line)}
+    hunk_markers = markers | {k for k in templated if edit.lines[k].rstrip() not in source.trimmed}
+    ops = plan_hunks(source.lines, edit.lines, hunk_markers)
+    as_hunks = ops and finish(language, analysis, edit, ops, hunk_markers)
     return as_hunks if as_hunks and as_hunks.status == "ok" else result
 
 

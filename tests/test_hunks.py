@@ -157,3 +157,49 @@ def test_a_marker_read_past_its_block_must_not_be_followed_by_that_blocks_end() 
     expected = original.replace('\t\tcat "$f"', '\t\twc -l "$f"\n\t\tcat "$f"')
     assert apply(original, snippet.replace("\t# ...", "# ...")) == expected  # at column 0 it may
     assert apply(original, snippet.replace("\tfi\ndone\n", "\tfi\n\t# ...\n")) == expected  # no `done`
+
+
+GO_TABLE = """\
+<table>
+  <tr><th>Name</th></tr>
+  {{ range .Items }}
+  <tr>
+    <td>{{ .Name }}</td>
+  </tr>
+  {{ else }}
+  <tr>
+    <td colspan="1">None.</td>
+  </tr>
+  {{ end }}
+</table>
+"""
+
+
+def test_a_template_comment_is_a_marker_and_the_reading_keeping_most_lines_wins() -> None:
+    # a cell added and the empty row's colspan rewritten; not a second empty row added above the
+    # original one, which also fits the hunk's anchors
+    snippet = """\
+<table>
+  <tr><th>Name</th><th>Owner</th></tr>
+  {{ range .Items }}
+{{/* ... */}}
+    <td>{{ .Name }}</td>
+    <td>{{ .Owner }}</td>
+  </tr>
+  {{ else }}
+  <tr>
+    <td colspan="2">None.</td>
+  </tr>
+{{/* ... */}}
+"""
+    expected = (
+        GO_TABLE.replace("<th>Name</th>", "<th>Name</th><th>Owner</th>")
+        .replace("    <td>{{ .Name }}</td>\n", "    <td>{{ .Name }}</td>\n    <td>{{ .Owner }}</td>\n")
+        .replace('colspan="1"', 'colspan="2"')
+    )
+    result = merge(GO_TABLE, snippet, path="services.tmpl.html")
+    assert result.status == "ok", result.reasons
+    assert result.merged == expected
+    # as the file's own comment, the same line is content, not a marker
+    commented = GO_TABLE + "{{/* ... */}}\n"
+    assert merge(commented, snippet, path="services.tmpl.html").status == "ambiguous"

@@ -9,6 +9,7 @@ from apply_engine.markers import (
     is_marker,
     is_path_comment,
     is_removal,
+    is_template_marker,
     naming_words,
 )
 
@@ -220,3 +221,27 @@ def test_a_comment_naming_a_file_maybe_with_a_note(line: str, expected: bool) ->
 )
 def test_the_words_a_marker_names_code_by_leave_its_stock_phrasing_out(line: str, words: set[str]) -> None:
     assert naming_words(line) == words
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{# ... #}",
+        "{# rest of template unchanged #}",
+        "{#- ... existing blocks ... -#}",
+        "{{/* ... */}}",
+        "{{- /* ... existing rules ... */ -}}",
+        "{{! ... }}",
+        "{% comment %} ... {% endcomment %}",
+    ],
+)
+def test_template_comments_that_elide_are_template_markers(line: str) -> None:
+    assert is_template_marker(line)
+    assert not is_marker(line, ("#",))  # to the outline they stay content: it knows no `{% for %}` blocks
+
+
+@pytest.mark.parametrize(
+    "line", ["{{ .Values.image }}", "{# the sidebar needs the user #}", "{{!-- ... --}}", "{% if user %}"]
+)
+def test_template_lines_that_elide_nothing_are_no_template_markers(line: str) -> None:
+    assert not is_template_marker(line)
