@@ -175,6 +175,14 @@ KNOWN_WRONG: dict[str, str] = {
     "marker: its rest read as elided (a negative, merged)",
     "everyday/s82-11-go-jobs-status-cancelled": "a gofmt `case` shown last above a column-0 marker: the "
     "switch's `default:` arm below it is deleted by closing up",
+    "everyday/s83-29-text-mako-gcloud-resources-api-version": "a Mako `% for` body shown up to its last "
+    "argument above a shallower marker: the call's `)` below is deleted by closing up",
+    "everyday/s85-19-typescript-format-price-signature-rewrite-neg": "a signature whose parameters all change, "
+    "its body elided, is read as an edit of the function (a negative, merged: new overload, or rewrite?)",
+    "everyday/s86-02-xml-commons-cli-plugin-after-japicmp": "two `<plugin>` elements shown above a `</plugins>` "
+    "that ends three lists are placed in the first list (a negative, merged)",
+    "everyday/s87-17-php-payment-method-apple-pay": "a `case` shown last above a less indented marker: the "
+    "switch's other cases below it are deleted by closing up (a convention question)",
 }
 
 
