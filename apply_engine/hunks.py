@@ -7,6 +7,10 @@ function to deep inside another, with one marker between (`if err := cmd.Run(); 
 closes on lines of the original (its anchors), what it shows between them replaces what the
 original has there, and each marker stands for the original between two hunks.
 
+A hunk may have one anchor only: new code below its context, the marker after it eliding the rest
+(`self.unfinished_tasks = 0`, `self.wait_count = 0`, `# ...`), or above it. Such code must be new:
+no line of it like the original line beside it, none standing in the original close by.
+
 The reading must be the only one: each hunk goes in exactly one place after the hunk before it, at
 the first match of its top anchor; it deletes nothing, and rewrites only a few original lines
 between its anchors, each like a line it shows, where no reading as new code fits as well."""
@@ -22,6 +26,9 @@ from .indent import DEFAULT_UNIT, Reindent
 
 MAX_OPENINGS = 64  # original lines a hunk may open on: past that its first line says too little
 MAX_REWRITTEN = 3  # original lines one hunk may rewrite between its anchors
+COPIED_WITHIN = 30  # lines about a one-sided hunk's anchor where the code it adds must not stand,
+# nor code like it on its open side
+MIN_TELLING = 4  # letters and digits of a line that tells places apart (`}`, `fi`: none)
 LIKENESS = 0.6  # how alike a rewritten line and the line that replaces it must be
 NEARBY = 5  # lines below a hunk's place where the lines it adds must not stand already
 MIN_REPEATED = 24  # ... with this many letters and digits among them
@@ -82,6 +89,8 @@ class Hunks:
             if len(opening) > MAX_OPENINGS:
                 return None
             places = [placed for p in opening if (placed := self.place(shown, run, p)) is not None]
+            if not opening:
+                places = self.topless(shown, run, at)
             if len(places) != 1 or self.passed_over(at, places[0]):
                 return None
             if marker is not None and self.closes_what_it_left(marker, range(at, places[0].start), shown):
@@ -111,7 +120,8 @@ class Hunks:
     def place(self, shown: list[str], run: range, p: int) -> Placed | None:
         """The hunk `shown` (snippet lines `run`) opening on original line p: its top anchor runs as
         far as it agrees with the original; its bottom anchor is the longest tail of it that the
-        original has a few lines further on. Between them the hunk's lines replace the original's."""
+        original has a few lines further on. Between them the hunk's lines replace the original's.
+        With no bottom anchor, what follows the top one is new code."""
         lines = self.lines
         top = 0
         while top < len(shown) and p + top < len(lines) and lines[p + top] == shown[top]:
@@ -131,7 +141,7 @@ class Hunks:
             if not self.repeats_nearby(added, range(p, q + tail)):  # (else misaligned: new code that
                 readings.append((len(added), (q, tail), steps, rewritten))  # writes out code beside it)
         if not readings:
-            return None
+            return self.bottomless(shown, run, p, top)
         # the reading that keeps the most original lines: a cell added and a `colspan` rewritten,
         # not a whole row added above the one it rewrites
         _, (q, tail), steps, rewritten = min(readings, key=lambda reading: reading[0])
@@ -143,6 +153,56 @@ class Hunks:
             for step in steps
         ]
         return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)])
+
+    def bottomless(self, shown: list[str], run: range, p: int, top: int) -> Placed | None:
+        """The hunk read as new code right below its top anchor, the marker after it eliding the
+        rest. The original's blank lines that end the anchor stand again below the new code."""
+        new = shown[top:]
+        if (
+            not telling(shown[:top])
+            or self.rewrites(new, range(p + top, p + top + COPIED_WITHIN))
+            or self.copies(new, p)
+        ):
+            return None
+        blank = next(k for k in range(top, -1, -1) if k == 0 or shown[k - 1].strip())
+        again = [Copy(p + blank, p + top)] if blank < top else []
+        return Placed(
+            p, p + top, top, [Copy(p, p + top), Insert(run.start + top, run.stop, AS_SHOWN), *again]
+        )
+
+    def topless(self, shown: list[str], run: range, at: int) -> list[Placed]:
+        """The places of a hunk that opens on new code, the marker above it eliding what comes
+        before: right above each match of the rest of it after the hunk above."""
+        first = next((k for k, line in enumerate(shown) if line.strip() and line in self.where), None)
+        if first is None or not telling(shown[first:]):
+            return []
+        new, rest = shown[:first], shown[first:]
+        return [
+            Placed(
+                p,
+                p + len(rest),
+                len(rest),
+                [Insert(run.start, run.start + first, AS_SHOWN), Copy(p, p + len(rest))],
+            )
+            for p in self.where[rest[0]]
+            if p >= at
+            and self.lines[p : p + len(rest)] == rest
+            and not self.rewrites(new, range(max(at, p - COPIED_WITHIN), p))
+            and not self.copies(new, p)
+        ]
+
+    def rewrites(self, new: list[str], there: range) -> bool:
+        """Whether a line of code added with an anchor on one side only is like an original line
+        on that side, where the marker elides (an edit of that line, not new code?)."""
+        old = [line.strip() for line in self.lines[there.start : there.stop] if line.strip()]
+        return any(alike(line.strip(), other) for line in new if line.strip() for other in old)
+
+    def copies(self, new: list[str], p: int) -> bool:
+        """Whether code added with an anchor on one side only stands in the original within
+        COPIED_WITHIN lines of that anchor (a line of MIN_TELLING letters and digits, not a `}`):
+        moved, copied, or the rest of a block rewritten?"""
+        near = {line.strip() for line in self.lines[max(0, p - COPIED_WITHIN) : p + COPIED_WITHIN]}
+        return any(line.strip() in near and letters(line) >= MIN_TELLING for line in new)
 
     def bottoms(self, shown: list[str], p: int, top: int) -> list[tuple[int, int]]:
         """Where the hunk's bottom anchor may start in the original, and its length: tails of the
@@ -195,6 +255,11 @@ class Hunks:
             if balanced(block) and OPENS.search(block[0]) and CLOSES.match(block[-1]):
                 return True
         return False
+
+
+def telling(anchor: list[str]) -> bool:
+    """Whether an anchor has a line that tells places apart: not only `}` and `end`."""
+    return any(letters(line) >= MIN_TELLING for line in anchor)
 
 
 def rewritten_alike(old: list[str], new: list[str]) -> bool:

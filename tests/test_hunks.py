@@ -203,3 +203,75 @@ def test_a_template_comment_is_a_marker_and_the_reading_keeping_most_lines_wins(
     # as the file's own comment, the same line is content, not a marker
     commented = GO_TABLE + "{{/* ... */}}\n"
     assert merge(commented, snippet, path="services.tmpl.html").status == "ambiguous"
+
+
+QUEUE = """\
+import threading
+
+
+class Queue:
+    def __init__(self, maxsize=0):
+        self.mutex = threading.Lock()
+        self.unfinished_tasks = 0
+
+    def join(self):
+        with self.mutex:
+            while self.unfinished_tasks:
+                self.wait()
+
+    def qsize(self):
+        return 0
+"""
+
+
+def test_new_code_below_a_hunks_context_needs_no_anchor_below_it() -> None:
+    snippet = """\
+# ...
+        self.unfinished_tasks = 0
+        # Times a caller had to block.
+        self.blocked_calls = 0
+
+    # ...
+                self.wait()
+                stats.record_block()
+# ...
+"""
+    expected = QUEUE.replace(
+        "        self.unfinished_tasks = 0\n",
+        "        self.unfinished_tasks = 0\n        # Times a caller had to block.\n        self.blocked_calls = 0\n",
+    ).replace(
+        "                self.wait()\n", "                self.wait()\n                stats.record_block()\n"
+    )
+    assert apply(QUEUE, snippet) == expected
+    # new code like a line below its context may edit that line instead: no reading
+    assert apply(QUEUE, snippet.replace("stats.record_block()", "return -1")) is None
+    # code the original has close by may be moved or copied there
+    assert apply(QUEUE, snippet.replace("stats.record_block()", "return 0")) is None
+
+
+def test_new_code_below_a_blank_line_of_context_keeps_a_blank_line_below_it() -> None:
+    new = "    @property\n    def is_empty_queue(self) -> bool:\n        log.debug('asked')\n"
+    snippet = f"# ...\n        self.unfinished_tasks = 0\n\n{new}# ...\n                self.wait()\n# ...\n"
+    # (the second hunk changes nothing, so the first decides)
+    expected = QUEUE.replace(
+        "        self.unfinished_tasks = 0\n\n", f"        self.unfinished_tasks = 0\n\n{new}\n"
+    )
+    assert apply(QUEUE, snippet) == expected
+
+
+def test_new_code_above_a_hunks_context_needs_no_anchor_above_it() -> None:
+    new = "    @property\n    def is_empty_queue(self) -> bool:\n        log.debug('asked')\n\n"
+    snippet = f"import threading\n# ...\n{new}    def qsize(self):\n# ...\n"
+    assert apply(QUEUE, snippet) == QUEUE.replace("    def qsize", f"{new}    def qsize")
+    # code the original has close by (at another depth) may be moved or copied there
+    assert apply(QUEUE, "import threading\n# ...\n    return 0\n\n    def qsize(self):\n# ...\n") is None
+
+
+def test_new_code_above_closers_alone_is_not_placed_by_them() -> None:
+    # in the loop after the `if`, or in the `if`, as the braces shown say? Closers tell nothing
+    original = "func sweep() {\n\tfor k, e := range items {\n\t\tif expired(e) {\n\t\t\tdelete(items, k)\n\t\t}\n\t}\n}\n"
+    snippet = "func sweep() {\n# ...\n\t\t\tdelete(items, k)\n# ...\n\t\tobserve(e)\n\t}\n}\n"
+    assert apply(original, snippet) is None
+    # nor below them
+    below = "func sweep() {\n\tif ok {\n\t\tx()\n\t}\n\ty()\n}\n"
+    assert apply(below, "func sweep() {\n# ...\n\t}\n\tlog()\n# ...\n") is None
