@@ -35,7 +35,9 @@ MIN_REPEATED = 24  # ... with this many letters and digits among them
 # anchors agree with the original to the byte, so the new lines between them stand as shown
 AS_SHOWN = Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type Pause {`, `<li>`
-CLOSES = re.compile(r"\s*([})\]]|</|end\b)")  # `}`, `</li>`, Ruby's `end`
+CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b)")  # `}`, `</li>`, Ruby's `end`, shell's `done`
+WORD = re.compile(r"\w+")
+TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
 
 
@@ -48,6 +50,7 @@ class Placed:
     end: int
     top: int
     ops: list[Op]
+    renamed: tuple[str, str] | None = None  # (old name, new name), where it renames one
 
 
 def plan_hunks(original: Sequence[str], snippet: Sequence[str], markers: set[int]) -> list[Op] | None:
@@ -56,7 +59,7 @@ def plan_hunks(original: Sequence[str], snippet: Sequence[str], markers: set[int
     runs = runs_between(snippet, markers)
     if len(runs) < 2:
         return None  # one run of code is the alignment's to place
-    return Hunks(original).plan(snippet, runs)
+    return Hunks(original, snippet).plan(runs)
 
 
 def runs_between(lines: Sequence[str], markers: set[int]) -> list[range]:
@@ -73,16 +76,21 @@ def runs_between(lines: Sequence[str], markers: set[int]) -> list[range]:
 class Hunks:
     """Places hunks in one original, compared line by line less trailing whitespace."""
 
-    def __init__(self, original: Sequence[str]) -> None:
+    def __init__(self, original: Sequence[str], snippet: Sequence[str]) -> None:
         self.lines = [line.rstrip() for line in original]
+        self.snippet = snippet
+        self.words = set(WORD.findall("\n".join(self.lines)))
+        self.shown_words = Counter(word for line in snippet for word in set(WORD.findall(line)))
         self.where: dict[str, list[int]] = {}
         for k, line in enumerate(self.lines):
             self.where.setdefault(line, []).append(k)
         self.counts = Counter(line.strip() for line in self.lines)
 
-    def plan(self, snippet: Sequence[str], runs: list[range]) -> list[Op] | None:
+    def plan(self, runs: list[range]) -> list[Op] | None:
+        snippet = self.snippet
         ops: list[Op] = []
         at, marker = 0, None
+        renamed = set()
         for run in runs:
             shown = [snippet[k].rstrip() for k in run]
             opening = [p for p in self.where.get(shown[0], []) if p >= at]
@@ -96,20 +104,35 @@ class Hunks:
             if marker is not None and self.closes_what_it_left(marker, range(at, places[0].start), shown):
                 return None
             ops += [Copy(at, places[0].start), *places[0].ops]
+            renamed |= {places[0].renamed} - {None}
             at, marker = places[0].end, snippet[run.stop] if run.stop < len(snippet) else None
         if not any(isinstance(op, Insert) for op in ops):
             return None  # nothing new: what the snippet says is what it leaves out (deleted? elided?)
-        return [*ops, Copy(at, len(self.lines))]
+        ops.append(Copy(at, len(self.lines)))
+        if renamed and self.kept(renamed, ops):
+            return None  # a name renamed in the lines shown, yet kept in lines elided: rename those?
+        return ops
+
+    def kept(self, renamed: set[tuple[str, str]], ops: list[Op]) -> bool:
+        """Whether a name the hunks rename still stands in the original lines the plan keeps."""
+        kept = {
+            word
+            for op in ops
+            if isinstance(op, Copy)
+            for k in range(op.start, op.end)
+            for word in WORD.findall(self.lines[k])
+        }
+        return any(old in kept for old, _ in renamed)
 
     def closes_what_it_left(self, marker: str, elided: range, shown: list[str]) -> bool:
         """Whether a marker read as eliding past the end of the block it stands in (original lines
-        less indented than it) is followed by code as shallow as that end: a `done` the snippet
+        less indented than it) is followed by a closer as shallow as that end: a `done` the snippet
         shows closing the loop the marker was in, which the reading makes another loop's."""
         depth = indentation(marker)
         left = any(
             line.strip() and indentation(line) < depth for line in self.lines[elided.start : elided.stop]
         )
-        return left and any(line.strip() and indentation(line) < depth for line in shown)
+        return left and any(CLOSES.match(line) and indentation(line) < depth for line in shown)
 
     def passed_over(self, at: int, placed: Placed) -> bool:
         """Whether the hunk's top anchor stands whole between the hunk above and its place: a marker
@@ -156,19 +179,47 @@ class Hunks:
 
     def bottomless(self, shown: list[str], run: range, p: int, top: int) -> Placed | None:
         """The hunk read as new code right below its top anchor, the marker after it eliding the
-        rest. The original's blank lines that end the anchor stand again below the new code."""
-        new = shown[top:]
-        if (
-            not telling(shown[:top])
-            or self.rewrites(new, range(p + top, p + top + COPIED_WITHIN))
-            or self.copies(new, p)
+        rest, less the lines that rename something in the original lines below it. The original's
+        blank lines that end the anchor stand again below the new code."""
+        renamed, rename = self.renames(shown[top:], p + top)
+        new = shown[top + renamed :]
+        if not telling(shown[:top]) or (
+            new
+            and (
+                self.rewrites(new, range(p + top + renamed, p + top + renamed + COPIED_WITHIN))
+                or self.copies(new, p)
+            )
         ):
             return None
         blank = next(k for k in range(top, -1, -1) if k == 0 or shown[k - 1].strip())
-        again = [Copy(p + blank, p + top)] if blank < top else []
+        again = [Copy(p + blank, p + top)] if blank < top and not renamed else []
         return Placed(
-            p, p + top, top, [Copy(p, p + top), Insert(run.start + top, run.stop, AS_SHOWN), *again]
+            p,
+            p + top + renamed,
+            top,
+            [Copy(p, p + top), Insert(run.start + top, run.stop, AS_SHOWN), *again],
+            rename,
         )
+
+    def renames(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
+        """How many of the first `new` lines are the original lines from `at`, as they stand or with
+        a name renamed: one name for another throughout, the old one nowhere in the snippet, the
+        new one nowhere in the original and on two snippet lines at least (`_norm(key)` to
+        `_canonical_key(key)` in a renamed helper's callers; not one key renamed, or added?).
+        None renamed, none count."""
+        count, rename = 0, None
+        for line in new:
+            if at + count >= len(self.lines):
+                break
+            if self.lines[at + count] != line:
+                found = renamed(self.lines[at + count], line)
+                if found is None or rename not in (None, found):
+                    break
+                old_name, new_name = rename = found
+                if old_name in self.shown_words or new_name in self.words or self.shown_words[new_name] < 2:
+                    break
+            count += 1
+        return (count, rename) if rename else (0, None)
 
     def topless(self, shown: list[str], run: range, at: int) -> list[Placed]:
         """The places of a hunk that opens on new code, the marker above it eliding what comes
@@ -260,6 +311,18 @@ class Hunks:
 def telling(anchor: list[str]) -> bool:
     """Whether an anchor has a line that tells places apart: not only `}` and `end`."""
     return any(letters(line) >= MIN_TELLING for line in anchor)
+
+
+def renamed(old: str, new: str) -> tuple[str, str] | None:
+    """The name `old` renames to become `new`, where that is all that differs."""
+    before, after = TOKEN.findall(old), TOKEN.findall(new)
+    if len(before) != len(after) or old[: indentation(old)] != new[: indentation(new)]:
+        return None
+    changed = {(a, b) for a, b in zip(before, after, strict=True) if a != b}
+    if len(changed) != 1:
+        return None
+    (a, b) = changed.pop()
+    return (a, b) if a.isidentifier() and b.isidentifier() else None
 
 
 def rewritten_alike(old: list[str], new: list[str]) -> bool:

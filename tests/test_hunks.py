@@ -125,7 +125,7 @@ def test_new_lines_that_write_out_the_code_beside_them_are_no_placement() -> Non
         "        Channel.EMAIL -> false",
         "    }",
     ]
-    hunks = Hunks(lines)
+    hunks = Hunks(lines, [])
     assert hunks.repeats_nearby([lines[0], "        Channel.SMS -> true"], range(0, 1))
     assert not hunks.repeats_nearby(["    }", "        Channel.SMS -> true"], range(0, 1))
 
@@ -275,3 +275,52 @@ def test_new_code_above_closers_alone_is_not_placed_by_them() -> None:
     # nor below them
     below = "func sweep() {\n\tif ok {\n\t\tx()\n\t}\n\ty()\n}\n"
     assert apply(below, "func sweep() {\n# ...\n\t}\n\tlog()\n# ...\n") is None
+
+
+SETTINGS = """\
+import os
+
+
+def _norm(key):
+    return key.strip().lower()
+
+
+def load(pairs):
+    values = {}
+    for key, raw in pairs:
+        values[_norm(key)] = raw
+    return values
+
+
+def get(values, key):
+    wanted = _norm(key)
+    return values.get(wanted)
+"""
+
+
+def test_a_helper_renamed_at_every_call_site_shown_is_renamed() -> None:
+    snippet = """\
+import os
+
+
+def _canonical_key(key):
+    return key.strip().lower()
+# ...
+    for key, raw in pairs:
+        values[_canonical_key(key)] = raw
+        # ...
+    return values
+# ...
+def get(values, key):
+    wanted = _canonical_key(key)
+# ...
+"""
+    assert apply(SETTINGS, snippet) == SETTINGS.replace("_norm", "_canonical_key")
+    # a call site left elided would still call `_norm`: rename it too?
+    assert (
+        apply(SETTINGS, snippet.replace("def get(values, key):\n    wanted = _canonical_key(key)\n", ""))
+        is None
+    )
+    # one line renamed with nothing else to say so: renamed, or a new line above it?
+    one = "import os\n# ...\n    for key, raw in pairs:\n        values[_canon(key)] = raw\n# ...\n"
+    assert apply(SETTINGS, one) is None
