@@ -179,47 +179,50 @@ class Hunks:
 
     def bottomless(self, shown: list[str], run: range, p: int, top: int) -> Placed | None:
         """The hunk read as new code right below its top anchor, the marker after it eliding the
-        rest, less the lines that rename something in the original lines below it. The original's
-        blank lines that end the anchor stand again below the new code."""
-        renamed, rename = self.renames(shown[top:], p + top)
-        new = shown[top + renamed :]
+        rest, less its first lines where they edit the original's below it (edits_below). The
+        original's blank lines that end the anchor stand again below the new code."""
+        edited, rename = self.edits_below(shown[top:], p + top)
+        new = shown[top + edited :]
         if not telling(shown[:top]) or (
             new
             and (
-                self.rewrites(new, range(p + top + renamed, p + top + renamed + COPIED_WITHIN))
+                self.rewrites(new, range(p + top + edited, p + top + edited + COPIED_WITHIN))
                 or self.copies(new, p)
             )
         ):
             return None
         blank = next(k for k in range(top, -1, -1) if k == 0 or shown[k - 1].strip())
-        again = [Copy(p + blank, p + top)] if blank < top and not renamed else []
+        again = [Copy(p + blank, p + top)] if blank < top and not edited else []
         return Placed(
             p,
-            p + top + renamed,
+            p + top + edited,
             top,
             [Copy(p, p + top), Insert(run.start + top, run.stop, AS_SHOWN), *again],
             rename,
         )
 
-    def renames(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
-        """How many of the first `new` lines are the original lines from `at`, as they stand or with
-        a name renamed: one name for another throughout, the old one nowhere in the snippet, the
-        new one nowhere in the original and on two snippet lines at least (`_norm(key)` to
-        `_canonical_key(key)` in a renamed helper's callers; not one key renamed, or added?).
-        None renamed, none count."""
-        count, rename = 0, None
+    def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
+        """How many of the first `new` lines are the original lines from `at` as they stand, or
+        edited in one of two plain ways: a separator put on or taken off the end (`business;` to
+        `business,` above a new last enum value), or a name renamed, and with it the name renamed
+        (one name for another throughout, the old one nowhere in the snippet, the new one nowhere
+        in the original and on two snippet lines at least: `_norm(key)` to `_canonical_key(key)`
+        in a renamed helper's callers, not one key renamed, or added?). None edited, none count."""
+        count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
                 break
-            if self.lines[at + count] != line:
-                found = renamed(self.lines[at + count], line)
+            old = self.lines[at + count]
+            if old != line and old.rstrip(",;") != line.rstrip(",;"):
+                found = renamed(old, line)
                 if found is None or rename not in (None, found):
                     break
                 old_name, new_name = rename = found
                 if old_name in self.shown_words or new_name in self.words or self.shown_words[new_name] < 2:
                     break
+            edited = edited or old != line
             count += 1
-        return (count, rename) if rename else (0, None)
+        return (count, rename) if edited else (0, None)
 
     def topless(self, shown: list[str], run: range, at: int) -> list[Placed]:
         """The places of a hunk that opens on new code, the marker above it eliding what comes

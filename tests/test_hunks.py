@@ -324,3 +324,11 @@ def get(values, key):
     # one line renamed with nothing else to say so: renamed, or a new line above it?
     one = "import os\n# ...\n    for key, raw in pairs:\n        values[_canon(key)] = raw\n# ...\n"
     assert apply(SETTINGS, one) is None
+
+
+def test_a_separator_put_on_the_line_below_a_hunks_context_edits_it() -> None:
+    original = "enum Tier {\n  trial,\n  premium,\n  business;\n\n  String get label => name;\n}\n"
+    snippet = "enum Tier {\n// ...\n  premium,\n  business,\n  enterprise;\n\n  // ...\n}\n"
+    assert apply(original, snippet.replace("// ...", "# ...")) == original.replace(
+        "  business;\n", "  business,\n  enterprise;\n"
+    )
