@@ -41,6 +41,9 @@ TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
 
 
+Rewrite = tuple[list[str], list[str]]  # original lines, and the lines that replace them
+
+
 @dataclass(frozen=True)
 class Placed:
     """A hunk put in the original: it spans original lines [start, end), opens on `top` lines that
@@ -159,23 +162,24 @@ class Hunks:
             between = self.interior(range(p + top, q), new)
             if between is None:
                 continue
-            steps, rewritten = between
+            steps, rewrites = between
             added = [new[j] for step in steps if isinstance(step, range) for j in step]
             if not self.repeats_nearby(added, range(p, q + tail)):  # (else misaligned: new code that
-                readings.append((len(added), (q, tail), steps, rewritten))  # writes out code beside it)
+                readings.append((len(added), (q, tail), steps, rewrites))  # writes out code beside it)
         if not readings:
             return self.bottomless(shown, run, p, top)
         # the reading that keeps the most original lines: a cell added and a `colspan` rewritten,
         # not a whole row added above the one it rewrites
-        _, (q, tail), steps, rewritten = min(readings, key=lambda reading: reading[0])
-        if rewritten and self.reads_as_new(shown, p, top):
+        _, (q, tail), steps, rewrites = min(readings, key=lambda reading: reading[0])
+        rename = self.rename_in(rewrites)
+        if rewrites and rename is None and self.reads_as_new(shown, p, top):
             return None  # lines rewritten between anchors, or new code after the top one?
         at = run.start + top
         ops = [
             step if isinstance(step, Copy) else Insert(at + step.start, at + step.stop, AS_SHOWN)
             for step in steps
         ]
-        return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)])
+        return Placed(p, q + tail, top, [Copy(p, p + top), *ops, Copy(q, q + tail)], rename)
 
     def bottomless(self, shown: list[str], run: range, p: int, top: int) -> Placed | None:
         """The hunk read as new code right below its top anchor, the marker after it eliding the
@@ -204,10 +208,8 @@ class Hunks:
     def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
         edited in one of two plain ways: a separator put on or taken off the end (`business;` to
-        `business,` above a new last enum value), or a name renamed, and with it the name renamed
-        (one name for another throughout, the old one nowhere in the snippet, the new one nowhere
-        in the original and on two snippet lines at least: `_norm(key)` to `_canonical_key(key)`
-        in a renamed helper's callers, not one key renamed, or added?). None edited, none count."""
+        `business,` above a new last enum value), or a name renamed throughout (renames), and with
+        it the name renamed. None edited, none count."""
         count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
@@ -215,11 +217,9 @@ class Hunks:
             old = self.lines[at + count]
             if old != line and old.rstrip(",;") != line.rstrip(",;"):
                 found = renamed(old, line)
-                if found is None or rename not in (None, found):
+                if found is None or rename not in (None, found) or not self.renames(found):
                     break
-                old_name, new_name = rename = found
-                if old_name in self.shown_words or new_name in self.words or self.shown_words[new_name] < 2:
-                    break
+                rename = found
             edited = edited or old != line
             count += 1
         return (count, rename) if edited else (0, None)
@@ -275,22 +275,45 @@ class Hunks:
             ]
         return sorted(found, key=lambda bottom: (-bottom[1], bottom[0]))
 
-    def interior(self, old: range, new: list[str]) -> tuple[list[Copy | range], int] | None:
+    def interior(self, old: range, new: list[str]) -> tuple[list[Copy | range], list[Rewrite]] | None:
         """How original lines `old` become `new`: original lines kept (Copy) and new lines written
-        (a range of `new`), with how many original lines they rewrite; None where one would be
-        deleted outright, or too many rewritten."""
+        (a range of `new`), with the original lines they rewrite and what into; None where one would
+        be deleted outright, or more than MAX_REWRITTEN rewritten."""
         before = self.lines[old.start : old.stop]
         steps: list[Copy | range] = []
-        rewritten = 0
+        rewrites: list[Rewrite] = []
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, new, autojunk=False).get_opcodes():
             if tag == "equal":
                 steps.append(Copy(old.start + i1, old.start + i2))
                 continue
             if tag == "delete" or (tag == "replace" and not rewritten_alike(before[i1:i2], new[j1:j2])):
                 return None
-            rewritten += i2 - i1
+            if tag == "replace":
+                rewrites.append((before[i1:i2], new[j1:j2]))
             steps.append(range(j1, j2))
-        return (steps, rewritten) if rewritten <= MAX_REWRITTEN else None
+        return (steps, rewrites) if sum(len(old) for old, _ in rewrites) <= MAX_REWRITTEN else None
+
+    def rename_in(self, rewrites: list[Rewrite]) -> tuple[str, str] | None:
+        """The one name that each rewrite renames, line for line, where that is all they do."""
+        if any(len(before) != len(after) for before, after in rewrites):
+            return None
+        found = {
+            renamed(old, new) for before, after in rewrites for old, new in zip(before, after, strict=True)
+        }
+        rename = found.pop() if len(found) == 1 else None
+        return rename if rename is not None and self.renames(rename) else None
+
+    def renames(self, rename: tuple[str, str]) -> bool:
+        """Whether a name changed into another in a line is the name renamed throughout: the old one
+        nowhere in the snippet, the new one nowhere in the original and on two snippet lines at
+        least (`_norm(key)` to `_canonical_key(key)` in a renamed helper's callers; not one key
+        renamed, or a new one added?)."""
+        old_name, new_name = rename
+        return (
+            old_name not in self.shown_words
+            and new_name not in self.words
+            and self.shown_words[new_name] >= 2
+        )
 
     def repeats_nearby(self, added: list[str], place: range) -> bool:
         """Whether the lines a hunk adds write out code that stands once in the original, at the

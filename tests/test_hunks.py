@@ -332,3 +332,20 @@ def test_a_separator_put_on_the_line_below_a_hunks_context_edits_it() -> None:
     assert apply(original, snippet.replace("// ...", "# ...")) == original.replace(
         "  business;\n", "  business,\n  enterprise;\n"
     )
+
+
+def test_lines_renamed_between_anchors_are_no_new_block() -> None:
+    # the two `if` blocks could be new code below `.catch(err => {`, as a block added reads, but
+    # for a helper renamed at its definition and at every call
+    original = (
+        "'use strict'\n\nfunction isOk (err) {\n  return err.code === 'EPERM'\n}\n\nasync function write (file) {\n"
+        "  await chown(file).catch(err => {\n    if (!isOk(err)) {\n      throw err\n    }\n  })\n\n"
+        "  await chmod(file).catch(err => {\n    if (!isOk(err)) {\n      throw err\n    }\n  })\n}\n"
+    )
+    renamed = original.replace("isOk", "isIgnorable")
+    snippet = (
+        "'use strict'\n\nfunction isIgnorable (err) {\n# ...\n"
+        + renamed[renamed.index("  await chown") : -6]
+        + "# ...\n"
+    )
+    assert apply(original, snippet) == renamed
