@@ -353,15 +353,22 @@ def renamed(old: str, new: str) -> tuple[str, str] | None:
 
 def rewritten_alike(old: list[str], new: list[str]) -> bool:
     """Whether original lines `old` read as rewritten into `new`: each like a new line after the one
-    the line before it is like (a call given one more argument, a name changed)."""
+    the line before it is like (a call given one more argument, a name changed), or continued by
+    it (`case .failed:` to `case .failed, .waitingForNetwork:`, `);` to `).timeout(limit);`)."""
     at = 0
     for line in old:
-        while at < len(new) and not alike(line.strip(), new[at].strip()):
+        while at < len(new) and not (alike(line.strip(), new[at].strip()) or continued(line, new[at])):
             at += 1
         if at == len(new) or not line.strip():
             return False
         at += 1
     return True
+
+
+def continued(old: str, new: str) -> bool:
+    """Whether `new` is `old` with more written before its closing punctuation."""
+    stem = old.strip().rstrip(",;:{")
+    return bool(stem) and new.strip().startswith(stem) and len(new.strip()) > len(old.strip())
 
 
 def alike(a: str, b: str) -> bool:

@@ -349,3 +349,15 @@ def test_lines_renamed_between_anchors_are_no_new_block() -> None:
         + "# ...\n"
     )
     assert apply(original, snippet) == renamed
+
+
+def test_a_line_continued_between_anchors_is_edited() -> None:
+    original = (
+        "import Foundation\n\nfunc retry(_ id: Int, state: State) {\n    switch state {\n    case .failed:\n"
+        "        update(id) { $0.state = .queued }\n        startNext()\n    default:\n        break\n    }\n}\n"
+    )
+    snippet = (
+        "import Foundation\n# ...\n    switch state {\n    case .failed, .waitingForNetwork:\n"
+        "        update(id) { $0.state = .queued }\n        startNext()\n# ...\n"
+    )
+    assert apply(original, snippet) == original.replace("case .failed:", "case .failed, .waitingForNetwork:")
