@@ -35,7 +35,9 @@ MIN_REPEATED = 24  # ... with this many letters and digits among them
 # anchors agree with the original to the byte, so the new lines between them stand as shown
 AS_SHOWN = Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type Pause {`, `<li>`
-CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b)")  # `}`, `</li>`, Ruby's `end`, shell's `done`
+# `}`, `</li>`, Ruby's `end`, shell's `done` (not `end = width`)
+CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
+CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
@@ -207,15 +209,16 @@ class Hunks:
 
     def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
-        edited in one of two plain ways: a separator put on or taken off the end (`business;` to
-        `business,` above a new last enum value), or a name renamed throughout (renames), and with
-        it the name renamed. None edited, none count."""
+        edited in one of two plain ways: its closing punctuation changed (`business;` to `business,`
+        above a new last enum value, `placeholder='...'):` to `placeholder='...',` above a new last
+        parameter), or a name renamed throughout (renames), and with it the name renamed. None
+        edited, none count."""
         count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
                 break
             old = self.lines[at + count]
-            if old != line and old.rstrip(",;") != line.rstrip(",;"):
+            if old != line and old.rstrip(CLOSING) != line.rstrip(CLOSING):
                 found = renamed(old, line)
                 if found is None or rename not in (None, found) or not self.renames(found):
                     break

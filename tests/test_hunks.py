@@ -361,3 +361,23 @@ def test_a_line_continued_between_anchors_is_edited() -> None:
         "        update(id) { $0.state = .queued }\n        startNext()\n# ...\n"
     )
     assert apply(original, snippet) == original.replace("case .failed:", "case .failed, .waitingForNetwork:")
+
+
+def test_closing_punctuation_moved_to_a_new_last_parameter_edits_the_line_above() -> None:
+    original = "import os\n\n\nclass Wrapper:\n    def __init__(self, width=70,\n                 placeholder=' [...]'):\n        self.width = width\n"
+    snippet = (
+        "import os\n# ...\n    def __init__(self, width=70,\n                 placeholder=' [...]',\n"
+        "                 min_fragment=1):\n        # ...\n"
+    )
+    expected = original.replace("' [...]'):\n", "' [...]',\n                 min_fragment=1):\n")
+    assert apply(original, snippet) == expected
+
+
+def test_a_line_named_end_closes_no_block() -> None:
+    # `end = width` is no Ruby `end`: the `if` rewritten above it opens no new block it would close
+    original = (
+        "import os\n\n\ndef fill(width):\n    # break long words\n    if breaking:\n        end = width\n"
+    )
+    snippet = "import os\n# ...\n    # break long words\n    if breaking and (\n            width > 0):\n        end = width\n# ...\n"
+    expected = original.replace("    if breaking:\n", "    if breaking and (\n            width > 0):\n")
+    assert apply(original, snippet) == expected
