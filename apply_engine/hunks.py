@@ -44,6 +44,9 @@ QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brack
 
 
 Rewrite = tuple[list[str], list[str]]  # original lines, and the lines that replace them
+Reading = tuple[
+    int, tuple[int, int], list[Copy | range], list[Rewrite]
+]  # lines written, bottom anchor, steps, rewrites
 
 
 @dataclass(frozen=True)
@@ -150,16 +153,22 @@ class Hunks:
         far as it agrees with the original; its bottom anchor is the longest tail of it that the
         original has a few lines further on. Between them the hunk's lines replace the original's.
         With no bottom anchor, what follows the top one is new code."""
-        lines = self.lines
         top = 0
-        while top < len(shown) and p + top < len(lines) and lines[p + top] == shown[top]:
+        while top < len(shown) and p + top < len(self.lines) and self.lines[p + top] == shown[top]:
             top += 1
         if top == len(shown):
             return Placed(p, p + top, top, [Copy(p, p + top)])
-        readings = []  # (lines written, bottom anchor, steps, lines rewritten)
+        readings = self.readings(shown, p, top)
+        if readings:
+            return self.best(readings, shown, run, p, top)
+        return self.bottomless(shown, run, p, top)
+
+    def readings(self, shown: list[str], p: int, top: int) -> list[Reading]:
+        """The hunk's readings with a bottom anchor: (lines written, bottom anchor, steps, rewrites)."""
+        found = []
         for q, tail in self.bottoms(shown, p, top):
             new = shown[top : len(shown) - tail]
-            if len(set(lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
+            if len(set(self.lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
                 continue  # (a quick look: more original lines than may be rewritten are not shown)
             between = self.interior(range(p + top, q), new)
             if between is None:
@@ -167,11 +176,13 @@ class Hunks:
             steps, rewrites = between
             added = [new[j] for step in steps if isinstance(step, range) for j in step]
             if not self.repeats_nearby(added, range(p, q + tail)):  # (else misaligned: new code that
-                readings.append((len(added), (q, tail), steps, rewrites))  # writes out code beside it)
-        if not readings:
-            return self.bottomless(shown, run, p, top)
-        # the reading that keeps the most original lines: a cell added and a `colspan` rewritten,
-        # not a whole row added above the one it rewrites
+                found.append((len(added), (q, tail), steps, rewrites))  # writes out code beside it)
+        return found
+
+    def best(self, readings: list[Reading], shown: list[str], run: range, p: int, top: int) -> Placed | None:
+        """The reading that keeps the most original lines (a cell added and a `colspan` rewritten,
+        not a whole row added above the one it rewrites), unless it rewrites lines that also read
+        as a new block."""
         _, (q, tail), steps, rewrites = min(readings, key=lambda reading: reading[0])
         rename = self.rename_in(rewrites)
         if rewrites and rename is None and self.reads_as_new(shown, p, top):
