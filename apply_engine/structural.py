@@ -899,6 +899,16 @@ def finish(
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
     if any(k in markers for k in inserted):
         return ambiguous(language, "marker_in_output", "a marker would be written into the file")
+    # (the outline reads a template's own comments as code: `{# ... #}` written out is a marker still)
+    templated = [
+        line
+        for k in inserted
+        if is_template_marker(line := edit.lines[k]) and line.rstrip() not in source.trimmed
+    ]
+    if templated:
+        return ambiguous(
+            language, "marker_in_output", f"a marker would be written into the file: {templated[0].strip()!r}"
+        )
     # a marker in an embedded language (`-- ...` in SQL in a Java string) is no marker of the file's
     stray = {edit.lines[k].strip() for k in inserted if is_marker(edit.lines[k], EMBEDDED_COMMENTS)}
     inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
