@@ -183,6 +183,28 @@ KNOWN_WRONG: dict[str, str] = {
     "that ends three lists are placed in the first list (a negative, merged)",
     "everyday/s87-17-php-payment-method-apple-pay": "a `case` shown last above a less indented marker: the "
     "switch's other cases below it are deleted by closing up (a convention question)",
+    "everyday/s89-03-html-taskqueue-tasks-retries": "a new `<td>` cell in a `{% for %}` row: the outline, "
+    "knowing no template blocks, writes the cell's neighbours twice",
+    "everyday/s89-15-yaml-helm-configmap-kafka": "a Helm `{{- range }}` block shown with a new field is "
+    "written again above the original one, whose field is dropped",
+    "everyday/s89-20-yaml-helm-rbac-ambiguous-end": "a rule added after `{{- end }}`, which closes four blocks "
+    "alike: placed after the first (a negative, merged)",
+    "everyday/s90-16-js-semver-comparator-require-rename": "`debug(...)` calls shown renamed `trace(...)` are "
+    "written beside the original calls, not over them",
+    "everyday/s90-28-java-rate-window-field-rename": "a field shown renamed is written as a new field above "
+    "the original one",
+    "everyday/s90-31-java-token-cache-field-negative": "the same, where elided code still uses the old name (a "
+    "negative, merged)",
+    "everyday/s90-33-csharp-inventory-property-rename": "an assignment shown with its property renamed is "
+    "written beside the original assignment",
+    "everyday/s91-26-text-nginx-ws-location-admin-limits": "nginx directives shown with new values are written "
+    "beside the original ones (two `client_max_body_size`)",
+    "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "
+    "is written as a new call, the original kept below it",
+    "everyday/s92-14-js-jest-each-row-and-helper": "a `test.each` table with a new row, shown with its "
+    "callback: rows are dropped and the callback's line moved into the table",
+    "everyday/s92-24-go-setup-teardown-to-cleanup": "`s := setup(t)` shown where `s, teardown := setup(t)` "
+    "and `defer teardown()` stood, closed up: written above them, they kept",
 }
 
 
