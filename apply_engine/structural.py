@@ -36,7 +36,7 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
-from apply_engine.hunks import plan_hunks
+from apply_engine.hunks import WORD, plan_hunks, renamed
 from apply_engine.indent import (
     DEFAULT_UNIT,
     Reindent,
@@ -942,6 +942,13 @@ def finish(
             "unexplained_deletion",
             f"{renamed!r} is renamed, yet a call by its old name stays beside the renamed one",
         )
+    beside = renamed_beside_itself(ops, source, edit, merged)
+    if beside:
+        return ambiguous(
+            language,
+            "renamed_or_copied",
+            f"{beside!r} stands beside the line it renames, whose other uses are renamed: renamed, or added?",
+        )
     repeated = repeated_after_marker(ops, original.side, edit, markers)
     if repeated:
         return ambiguous(
@@ -1115,6 +1122,33 @@ def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> st
                 other = re.compile(r"[A-Za-z_$][\w$]*".join(map(re.escape, word.split(lines[n]))))
                 if any(m != n and other.fullmatch(lines[m]) for m in (n - 1, n + 1) if 0 <= m < len(lines)):
                     return source.lines[k].strip()
+    return None
+
+
+def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: str) -> str | None:
+    """A new line the same as an original line kept right beside it but for one name, where the
+    merge renames that name elsewhere (fewer lines use it than in the original) and the snippet
+    never writes it (`private long rejectedTotal;` above the kept `private long rejected;`, every
+    use of `rejected` shown renamed): the plan added the renamed line instead of replacing the old."""
+    shown = {word for line in edit.lines for word in WORD.findall(line)}
+    for k, op in enumerate(ops):
+        if not isinstance(op, Insert):
+            continue
+        kept = []
+        if k and isinstance(above := ops[k - 1], Copy):
+            kept += source.lines[max(above.start, above.end - 3) : above.end]
+        if k + 1 < len(ops) and isinstance(below := ops[k + 1], Copy):
+            kept += source.lines[below.start : min(below.end, below.start + 3)]
+        for line in edit.lines[op.start : op.end]:
+            for old in kept:
+                found = renamed(old, line)
+                if found is None or found[0] in shown or declared_function(old):
+                    continue  # (a function beside a like one is a new function as often)
+                word = whole_word(found[0])
+                if sum(map(bool, map(word.search, merged.splitlines()))) < sum(
+                    map(bool, map(word.search, source.lines))
+                ):
+                    return line.strip()
     return None
 
 

@@ -189,12 +189,8 @@ KNOWN_WRONG: dict[str, str] = {
     "written again above the original one, whose field is dropped",
     "everyday/s89-20-yaml-helm-rbac-ambiguous-end": "a rule added after `{{- end }}`, which closes four blocks "
     "alike: placed after the first (a negative, merged)",
-    "everyday/s90-16-js-semver-comparator-require-rename": "`debug(...)` calls shown renamed `trace(...)` are "
-    "written beside the original calls, not over them",
     "everyday/s90-28-java-rate-window-field-rename": "a field shown renamed is written as a new field above "
     "the original one",
-    "everyday/s90-31-java-token-cache-field-negative": "the same, where elided code still uses the old name (a "
-    "negative, merged)",
     "everyday/s90-33-csharp-inventory-property-rename": "an assignment shown with its property renamed is "
     "written beside the original assignment",
     "everyday/s91-26-text-nginx-ws-location-admin-limits": "nginx directives shown with new values are written "

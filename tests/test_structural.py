@@ -6764,3 +6764,29 @@ def test_a_comment_left_out_below_new_code_that_replaced_the_lines_above_it_goes
     )
     # before: `# Neither inclusion nor EOF` stayed, below the loop that replaced the code it spoke of
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
+    """`private long rejectedTotal;` where `private long rejected;` stands, every use of `rejected`
+    shown renamed: the outline added the field and kept the old one; refused, the hunk reader
+    renames it. A method beside a like one stays an addition."""
+    original = (
+        "public class Window {\n    private final int limit;\n    private long rejected;\n    private long accepted;\n\n"
+        "    public Window(int limit) {\n        this.limit = limit;\n    }\n\n    void reject() {\n        rejected++;\n    }\n\n"
+        "    long total() {\n        return rejected + accepted;\n    }\n}\n"
+    )
+    snippet = (
+        "public class Window {\n    private final int limit;\n    private long rejectedTotal;\n    // ... existing code ...\n"
+        "    void reject() {\n        rejectedTotal++;\n    }\n\n    long total() {\n        return rejectedTotal + accepted;\n"
+        "    }\n}\n"
+    )
+    assert merged(original, snippet, language="java") == original.replace("rejected", "rejectedTotal")
+    added = "    void accept() {\n        accepted++;\n    }\n\n"
+    snippet = (
+        "public class Window {\n    // ... existing code ...\n"
+        + added
+        + "    long total() {\n    // ... existing code ...\n}\n"
+    )
+    assert merged(original, snippet, language="java") == original.replace(
+        "    long total", added + "    long total"
+    )
