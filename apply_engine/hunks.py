@@ -38,6 +38,8 @@ OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type P
 # `}`, `</li>`, Ruby's `end`, shell's `done` (not `end = width`)
 CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
 CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
+# an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword argument)
+ASSIGNED = re.compile(r"^\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
@@ -220,16 +222,16 @@ class Hunks:
 
     def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
-        edited in one of two plain ways: its closing punctuation changed (`business;` to `business,`
-        above a new last enum value, `placeholder='...'):` to `placeholder='...',` above a new last
-        parameter), or a name renamed throughout (renames), and with it the name renamed. None
-        edited, none count."""
+        edited in one of three plain ways: its closing punctuation changed (`business;` to
+        `business,` above a new last enum value, `placeholder='...'):` to `placeholder='...',` above
+        a new last parameter); the same statement rewritten (restated); or a name renamed throughout
+        (renames), and with it the name renamed. None edited, none count."""
         count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
                 break
             old = self.lines[at + count]
-            if old != line and old.rstrip(CLOSING) != line.rstrip(CLOSING):
+            if old != line and old.rstrip(CLOSING) != line.rstrip(CLOSING) and not restated(old, line):
                 found = renamed(old, line)
                 if found is None or rename not in (None, found) or not self.renames(found):
                     break
@@ -351,6 +353,21 @@ class Hunks:
 def telling(anchor: list[str]) -> bool:
     """Whether an anchor has a line that tells places apart: not only `}` and `end`."""
     return any(letters(line) >= MIN_TELLING for line in anchor)
+
+
+def restated(old: str, new: str) -> bool:
+    """Whether `new` is `old` rewritten as the same statement, which written beside it would be dead
+    or doubled: an assignment to the same target (`tax = ...HALF_UP...` to `tax = ...HALF_EVEN...`),
+    or a block opened by the same call (`launch(Dispatchers.IO) {` to `launch(ioDispatcher) {`)."""
+    if not alike(old.strip(), new.strip()):
+        return False
+    before, after = ASSIGNED.match(old), ASSIGNED.match(new)
+    if before and after:
+        return before.group(1).strip() == after.group(1).strip()
+    opener = [
+        line.split("(")[0].strip() for line in (old, new) if "(" in line and line.rstrip().endswith("{")
+    ]
+    return len(opener) == 2 and opener[0] == opener[1] and letters(opener[0]) > 0
 
 
 def renamed(old: str, new: str) -> tuple[str, str] | None:

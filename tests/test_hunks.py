@@ -381,3 +381,23 @@ def test_a_line_named_end_closes_no_block() -> None:
     snippet = "import os\n# ...\n    # break long words\n    if breaking and (\n            width > 0):\n        end = width\n# ...\n"
     expected = original.replace("    if breaking:\n", "    if breaking and (\n            width > 0):\n")
     assert apply(original, snippet) == expected
+
+
+def test_the_same_statement_rewritten_below_a_hunks_context_edits_it() -> None:
+    original = (
+        "import java.math.RoundingMode;\n\nclass Tax {\n    void split() {\n        if (inclusive) {\n"
+        "            tax = amount.setScale(2, RoundingMode.HALF_UP);\n        } else {\n            tax = 0;\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "import java.math.RoundingMode;\n# ...\n        if (inclusive) {\n"
+        "            tax = amount.setScale(2, RoundingMode.HALF_EVEN);\n# ...\n"
+    )
+    assert apply(original, snippet) == original.replace("HALF_UP", "HALF_EVEN")
+    # another key beside the original one is as likely added: no reading
+    keys = "const user = {\n  id: raw.id,\n  userName: String(raw.user_name),\n  email: raw.email,\n};\n"
+    shown = "const user = {\n# ...\n  id: raw.id,\n  displayName: String(raw.user_name),\n# ...\n"
+    assert apply(keys, shown) is None
+    # a block opened by the same call, its argument changed
+    launch = "fun load() {\n    state.value = Loading\n    scope.launch(Dispatchers.IO) {\n        fetch()\n    }\n}\n"
+    moved = "fun load() {\n# ...\n    state.value = Loading\n    scope.launch(ioDispatcher) {\n# ...\n"
+    assert apply(launch, moved) == launch.replace("Dispatchers.IO", "ioDispatcher")
