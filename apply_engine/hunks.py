@@ -40,6 +40,11 @@ CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
 CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
 # an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword argument)
 ASSIGNED = re.compile(r"^\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
+OPENING_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(?<!/)>")  # `<tr>`, `<td class="x">`, not `<br/>`
+CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
+VOID_TAGS = frozenset(
+    ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]
+)
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
@@ -202,6 +207,11 @@ class Hunks:
         original's blank lines that end the anchor stand again below the new code."""
         edited, rename = self.edits_below(shown[top:], p + top)
         new = shown[top + edited :]
+        if new and not edited and not balanced(new):
+            # the new code opens where its brackets balance: a new `<tr>` row after a `</tr>`, not
+            # after the next row's `<tr>` the top anchor ran on into
+            top = next((t for t in range(top - 1, 0, -1) if balanced(shown[t:])), top)
+            new = shown[top:]
         if not telling(shown[:top]) or (
             new
             and (
@@ -263,9 +273,12 @@ class Hunks:
 
     def rewrites(self, new: list[str], there: range) -> bool:
         """Whether a line of code added with an anchor on one side only is like an original line
-        on that side, where the marker elides (an edit of that line, not new code?)."""
-        old = [line.strip() for line in self.lines[there.start : there.stop] if line.strip()]
-        return any(alike(line.strip(), other) for line in new if line.strip() for other in old)
+        on that side, where the marker elides (an edit of that line, not new code?). Lines that
+        tell little (`}`, `end`, `Ok(())`) say nothing of it."""
+        old = [line.strip() for line in self.lines[there.start : there.stop] if letters(line) >= MIN_TELLING]
+        return any(
+            alike(line.strip(), other) for line in new if letters(line) >= MIN_TELLING for other in old
+        )
 
     def copies(self, new: list[str], p: int) -> bool:
         """Whether code added with an anchor on one side only stands in the original within
@@ -416,5 +429,9 @@ def indentation(line: str) -> int:
 
 
 def balanced(lines: list[str]) -> bool:
+    """Whether the lines close every bracket and markup tag they open."""
     text = QUOTED.sub("", "\n".join(lines))
-    return all(text.count(opener) == text.count(closer) for opener, closer in ("()", "[]", "{}"))
+    opened = Counter(tag.lower() for tag in OPENING_TAG.findall(text) if tag.lower() not in VOID_TAGS)
+    closed = Counter(tag.lower() for tag in CLOSING_TAG.findall(text))
+    brackets = all(text.count(opener) == text.count(closer) for opener, closer in ("()", "[]", "{}"))
+    return brackets and opened == closed

@@ -401,3 +401,29 @@ def test_the_same_statement_rewritten_below_a_hunks_context_edits_it() -> None:
     launch = "fun load() {\n    state.value = Loading\n    scope.launch(Dispatchers.IO) {\n        fetch()\n    }\n}\n"
     moved = "fun load() {\n# ...\n    state.value = Loading\n    scope.launch(ioDispatcher) {\n# ...\n"
     assert apply(launch, moved) == launch.replace("Dispatchers.IO", "ioDispatcher")
+
+
+def test_a_new_row_opens_where_its_tags_balance() -> None:
+    # the top anchor runs on into the next row's `<tr>`; the new row goes after the `</tr>` above it
+    original = (
+        "<table>\n  <tr>\n    <th>Key</th>\n    <td>{{ key }}</td>\n  </tr>\n  <tr>\n    <th>Delete this entry</th>\n"
+        '    <td><input type="submit"/></td>\n  </tr>\n</table>\n'
+    )
+    row = "  <tr>\n    <th>TTL</th>\n    <td>{{ ttl }}</td>\n  </tr>\n"
+    snippet = "<table>\n# ...\n    <td>{{ key }}</td>\n  </tr>\n" + row + "# ...\n"
+    assert apply(original, snippet) == original.replace(
+        "  </tr>\n  <tr>\n    <th>Delete", "  </tr>\n" + row + "  <tr>\n    <th>Delete"
+    )
+
+
+def test_closers_alike_below_new_code_say_nothing_of_an_edit() -> None:
+    # `end` and `}` stand below every method: no sign the new method edits one
+    original = (
+        "module Hooks\n  class Sender\n    def log(message)\n      @out.puts(message)\n    end\n  end\nend\n"
+    )
+    snippet = "module Hooks\n# ...\n    def log(message)\n      @out.puts(message)\n    end\n\n    def sign(secret, body)\n      hmac(secret, body)\n    end\n# ...\n"
+    expected = original.replace(
+        "    end\n  end\nend\n",
+        "    end\n\n    def sign(secret, body)\n      hmac(secret, body)\n    end\n  end\nend\n",
+    )
+    assert apply(original, snippet) == expected
