@@ -385,6 +385,8 @@ def restated(old: str, new: str) -> bool:
 
 def renamed(old: str, new: str) -> tuple[str, str] | None:
     """The name `old` renames to become `new`, where that is all that differs."""
+    if old.count(" ") != new.count(" ") or old == new:
+        return None  # (a quick look: a name renamed moves no space)
     before, after = TOKEN.findall(old), TOKEN.findall(new)
     if len(before) != len(after) or old[: indentation(old)] != new[: indentation(new)]:
         return None

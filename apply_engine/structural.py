@@ -36,7 +36,7 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
-from apply_engine.hunks import WORD, plan_hunks, renamed
+from apply_engine.hunks import plan_hunks, renamed
 from apply_engine.indent import (
     DEFAULT_UNIT,
     Reindent,
@@ -1130,7 +1130,6 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
     merge renames that name elsewhere (fewer lines use it than in the original) and the snippet
     never writes it (`private long rejectedTotal;` above the kept `private long rejected;`, every
     use of `rejected` shown renamed): the plan added the renamed line instead of replacing the old."""
-    shown = {word for line in edit.lines for word in WORD.findall(line)}
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
@@ -1142,9 +1141,11 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
         for line in edit.lines[op.start : op.end]:
             for old in kept:
                 found = renamed(old, line)
-                if found is None or found[0] in shown or declared_function(old):
+                if found is None or declared_function(old):
                     continue  # (a function beside a like one is a new function as often)
                 word = whole_word(found[0])
+                if any(map(word.search, edit.lines)):
+                    continue
                 if sum(map(bool, map(word.search, merged.splitlines()))) < sum(
                     map(bool, map(word.search, source.lines))
                 ):
