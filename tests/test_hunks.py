@@ -1,6 +1,8 @@
 """The hunk reader, the merge's last resort: a snippet that jumps from deep in one function to deep
 in another is placed hunk by hunk, each by its own context, and only where one reading fits."""
 
+import pytest
+
 from apply_engine.hunks import MAX_OPENINGS, Hunks, plan_hunks
 from apply_engine.structural import merge
 
@@ -326,14 +328,6 @@ def get(values, key):
     assert apply(SETTINGS, one) is None
 
 
-def test_a_separator_put_on_the_line_below_a_hunks_context_edits_it() -> None:
-    original = "enum Tier {\n  trial,\n  premium,\n  business;\n\n  String get label => name;\n}\n"
-    snippet = "enum Tier {\n// ...\n  premium,\n  business,\n  enterprise;\n\n  // ...\n}\n"
-    assert apply(original, snippet.replace("// ...", "# ...")) == original.replace(
-        "  business;\n", "  business,\n  enterprise;\n"
-    )
-
-
 def test_lines_renamed_between_anchors_are_no_new_block() -> None:
     # the two `if` blocks could be new code below `.catch(err => {`, as a block added reads, but
     # for a helper renamed at its definition and at every call
@@ -349,38 +343,6 @@ def test_lines_renamed_between_anchors_are_no_new_block() -> None:
         + "# ...\n"
     )
     assert apply(original, snippet) == renamed
-
-
-def test_a_line_continued_between_anchors_is_edited() -> None:
-    original = (
-        "import Foundation\n\nfunc retry(_ id: Int, state: State) {\n    switch state {\n    case .failed:\n"
-        "        update(id) { $0.state = .queued }\n        startNext()\n    default:\n        break\n    }\n}\n"
-    )
-    snippet = (
-        "import Foundation\n# ...\n    switch state {\n    case .failed, .waitingForNetwork:\n"
-        "        update(id) { $0.state = .queued }\n        startNext()\n# ...\n"
-    )
-    assert apply(original, snippet) == original.replace("case .failed:", "case .failed, .waitingForNetwork:")
-
-
-def test_closing_punctuation_moved_to_a_new_last_parameter_edits_the_line_above() -> None:
-    original = "import os\n\n\nclass Wrapper:\n    def __init__(self, width=70,\n                 placeholder=' [...]'):\n        self.width = width\n"
-    snippet = (
-        "import os\n# ...\n    def __init__(self, width=70,\n                 placeholder=' [...]',\n"
-        "                 min_fragment=1):\n        # ...\n"
-    )
-    expected = original.replace("' [...]'):\n", "' [...]',\n                 min_fragment=1):\n")
-    assert apply(original, snippet) == expected
-
-
-def test_a_line_named_end_closes_no_block() -> None:
-    # `end = width` is no Ruby `end`: the `if` rewritten above it opens no new block it would close
-    original = (
-        "import os\n\n\ndef fill(width):\n    # break long words\n    if breaking:\n        end = width\n"
-    )
-    snippet = "import os\n# ...\n    # break long words\n    if breaking and (\n            width > 0):\n        end = width\n# ...\n"
-    expected = original.replace("    if breaking:\n", "    if breaking and (\n            width > 0):\n")
-    assert apply(original, snippet) == expected
 
 
 def test_the_same_statement_rewritten_below_a_hunks_context_edits_it() -> None:
@@ -427,3 +389,45 @@ def test_closers_alike_below_new_code_say_nothing_of_an_edit() -> None:
         "    end\n\n    def sign(secret, body)\n      hmac(secret, body)\n    end\n  end\nend\n",
     )
     assert apply(original, snippet) == expected
+
+
+@pytest.mark.parametrize(
+    ("original", "snippet", "old", "new"),
+    [
+        pytest.param(  # a separator put on above a new last enum value
+            "enum Tier {\n  trial,\n  premium,\n  business;\n\n  String get label => name;\n}\n",
+            "enum Tier {\n# ...\n  premium,\n  business,\n  enterprise;\n\n  # ...\n}\n",
+            "  business;\n",
+            "  business,\n  enterprise;\n",
+            id="separator",
+        ),
+        pytest.param(  # a line continued before its closing punctuation, between anchors
+            "import Foundation\n\nfunc retry(_ id: Int, state: State) {\n    switch state {\n    case .failed:\n"
+            "        update(id) { $0.state = .queued }\n        startNext()\n    default:\n        break\n    }\n}\n",
+            "import Foundation\n# ...\n    switch state {\n    case .failed, .waitingForNetwork:\n"
+            "        update(id) { $0.state = .queued }\n        startNext()\n# ...\n",
+            "case .failed:",
+            "case .failed, .waitingForNetwork:",
+            id="continued",
+        ),
+        pytest.param(  # closing punctuation moved to a new last parameter
+            "import os\n\n\nclass Wrapper:\n    def __init__(self, width=70,\n                 placeholder=' [...]'):\n"
+            "        self.width = width\n",
+            "import os\n# ...\n    def __init__(self, width=70,\n                 placeholder=' [...]',\n"
+            "                 min_fragment=1):\n        # ...\n",
+            "' [...]'):\n",
+            "' [...]',\n                 min_fragment=1):\n",
+            id="closing-punctuation",
+        ),
+        pytest.param(  # `end = width` is no Ruby `end`: the rewritten `if` opens no block it would close
+            "import os\n\n\ndef fill(width):\n    # break long words\n    if breaking:\n        end = width\n",
+            "import os\n# ...\n    # break long words\n    if breaking and (\n            width > 0):\n"
+            "        end = width\n# ...\n",
+            "    if breaking:\n",
+            "    if breaking and (\n            width > 0):\n",
+            id="end-named",
+        ),
+    ],
+)
+def test_lines_edited_at_a_hunks_edge_are_edits(original: str, snippet: str, old: str, new: str) -> None:
+    assert apply(original, snippet) == original.replace(old, new)
