@@ -1133,10 +1133,12 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
+        above = next((o for o in reversed(ops[:k]) if not isinstance(o, Copy) or o.end > o.start), None)
+        below = next((o for o in ops[k + 1 :] if not isinstance(o, Copy) or o.end > o.start), None)
         kept = []
-        if k and isinstance(above := ops[k - 1], Copy):
+        if isinstance(above, Copy):
             kept += source.lines[max(above.start, above.end - 3) : above.end]
-        if k + 1 < len(ops) and isinstance(below := ops[k + 1], Copy):
+        if isinstance(below, Copy):
             kept += source.lines[below.start : min(below.end, below.start + 3)]
         for line in edit.lines[op.start : op.end]:
             for old in kept:

@@ -195,8 +195,6 @@ KNOWN_WRONG: dict[str, str] = {
     "alike: placed after the first (a negative, merged)",
     "everyday/s90-28-java-rate-window-field-rename": "a field shown renamed is written as a new field above "
     "the original one",
-    "everyday/s90-33-csharp-inventory-property-rename": "an assignment shown with its property renamed is "
-    "written beside the original assignment",
     "everyday/s91-26-text-nginx-ws-location-admin-limits": "nginx directives shown with new values are written "
     "beside the original ones (two `client_max_body_size`)",
     "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "
