@@ -51,9 +51,8 @@ QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brack
 
 
 Rewrite = tuple[list[str], list[str]]  # original lines, and the lines that replace them
-Reading = tuple[
-    int, tuple[int, int], list[Copy | range], list[Rewrite]
-]  # lines written, bottom anchor, steps, rewrites
+# a reading with a bottom anchor: lines it writes, (where that anchor starts, its length), steps, rewrites
+Reading = tuple[int, tuple[int, int], list[Copy | range], list[Rewrite]]
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ class Hunks:
         snippet = self.snippet
         ops: list[Op] = []
         at, marker = 0, None
-        renamed = set()
+        renamed: set[tuple[str, str]] = set()
         for run in runs:
             shown = [snippet[k].rstrip() for k in run]
             opening = [p for p in self.where.get(shown[0], []) if p >= at]
@@ -120,7 +119,8 @@ class Hunks:
                 return None
             ops += [Copy(at, places[0].start), *places[0].ops]
             renamed |= {places[0].renamed} - {None}
-            at, marker = places[0].end, snippet[run.stop] if run.stop < len(snippet) else None
+            at = places[0].end
+            marker = next((line for line in snippet[run.stop :] if line.strip()), None)  # the one below
         if not any(isinstance(op, Insert) for op in ops):
             return None  # nothing new: what the snippet says is what it leaves out (deleted? elided?)
         ops.append(Copy(at, len(self.lines)))
@@ -140,14 +140,16 @@ class Hunks:
         return any(old in kept for old, _ in renamed)
 
     def closes_what_it_left(self, marker: str, elided: range, shown: list[str]) -> bool:
-        """Whether a marker read as eliding past the end of the block it stands in (original lines
-        less indented than it) is followed by a closer as shallow as that end: a `done` the snippet
-        shows closing the loop the marker was in, which the reading makes another loop's."""
+        """Whether a marker read as eliding past the end of the block it stands in (a closer less
+        indented than it; not a `) {` that goes on into the body) is followed by a closer at that
+        end's depth before any other line as shallow: a `done` the snippet shows closing the loop
+        the marker was in, which the reading makes another loop's."""
         depth = indentation(marker)
-        left = any(
-            line.strip() and indentation(line) < depth for line in self.lines[elided.start : elided.stop]
+        end = next((line for line in self.lines[elided.start : elided.stop] if shallower(line, depth)), None)
+        first = next((line for line in shown if line.strip() and indentation(line) < depth), None)
+        return (
+            end is not None and first is not None and ends(first) and indentation(first) == indentation(end)
         )
-        return left and any(CLOSES.match(line) and indentation(line) < depth for line in shown)
 
     def passed_over(self, at: int, placed: Placed) -> bool:
         """Whether the hunk's top anchor stands whole between the hunk above and its place: a marker
@@ -424,6 +426,16 @@ def alike(a: str, b: str) -> bool:
         and matcher.quick_ratio() >= LIKENESS
         and matcher.ratio() >= LIKENESS
     )
+
+
+def shallower(line: str, depth: int) -> bool:
+    """Whether the line ends a block less indented than `depth`."""
+    return ends(line) and indentation(line) < depth
+
+
+def ends(line: str) -> bool:
+    """Whether the line closes a block and opens none."""
+    return CLOSES.match(line) is not None and OPENS.search(line) is None
 
 
 def indentation(line: str) -> int:

@@ -431,3 +431,24 @@ def test_closers_alike_below_new_code_say_nothing_of_an_edit() -> None:
 )
 def test_lines_edited_at_a_hunks_edge_are_edits(original: str, snippet: str, old: str, new: str) -> None:
     assert apply(original, snippet) == original.replace(old, new)
+
+
+def test_a_marker_read_past_its_block_may_be_followed_by_a_shallower_closer() -> None:
+    # the marker in the loop's body elides the loop's `}`; the `}` shown closes the function
+    original = (
+        "func run() {\n\tfor _, job := range jobs {\n\t\tif job.Done {\n\t\t\tcontinue\n\t\t}\n\t\tjob.Start()\n\t}\n}\n\n"
+        "func report() {\n\tfmt.Println(len(jobs))\n}\n"
+    )
+    snippet = "func run() {\n\tfor _, job := range jobs {\n\t\tif job.Done {\n\t\t\tlog.Print(job)\n\t\t\tcontinue\n\t\t}\n\t\t# ...\n}\n\nfunc report() {\n# ...\n"
+    expected = original.replace("\t\t\tcontinue\n", "\t\t\tlog.Print(job)\n\t\t\tcontinue\n")
+    assert apply(original, snippet) == expected
+    # a marker among the parameters elides the signature's `) {`, which ends no block: it goes on
+    rust = (
+        "pub fn tick(\n    state: &mut State,\n    dt: f32,\n) {\n    match state {\n        State::Idle => {}\n"
+        "        State::Stunned { left } => {\n            *left -= dt;\n        }\n    }\n}\n\npub fn other() {}\n"
+    )
+    shown = (
+        "pub fn tick(\n    # ...\n        State::Stunned { left } => {\n            *left -= dt;\n            log(dt);\n"
+        "        }\n    }\n}\n\npub fn other() {}\n"
+    )
+    assert apply(rust, shown) == rust.replace("*left -= dt;\n", "*left -= dt;\n            log(dt);\n")
