@@ -56,8 +56,8 @@ BLOCK_COMMENT = re.compile(r"^(\{\s*/\*|/\*+)(?P<body>.*?)(\*+/\s*\}|\*+/)$")
 HTML_COMMENT = re.compile(r"^<!--(?P<body>.*?)-->$")
 BRACKETED = re.compile(rf"^[\[(](?P<body>{ELLIPSIS}.*)[\])]$")  # [... rest of README unchanged ...]
 # the block comments of OCaml and F# `(* *)`, Haskell and Elm `{- -}`, PowerShell `<# #>`, and of
-# templates: Blade `{{-- --}}`, Handlebars `{{!-- --}}`, ERB `<%# %>` (not yet Jinja's `{# #}`: the
-# outline knows no `{% for %}` ... `{% endfor %}` blocks, so a snippet placed by one is left ambiguous)
+# templates: Blade `{{-- --}}`, Handlebars `{{!-- --}}`, ERB `<%# %>` (Jinja's `{# #}` and the like are
+# TEMPLATE_COMMENT, below)
 PAIRED_COMMENT = re.compile(r"^(?:\(\*|\{-|<#|\{\{!?--|<%#)(?P<body>.*?)(?:\*\)|-\}|#>|--\}\}|%>)$")
 # the comments of Jinja and Twig `{# #}`, Go templates `{{/* */}}` (trimmed too: `{{- /* */ -}}`),
 # Mustache `{{! }}` and Liquid `{% comment %} {% endcomment %}`: markers to the hunk reader only,
