@@ -322,7 +322,7 @@ class Hunks:
             if tag == "replace":
                 rewrites.append((before[i1:i2], new[j1:j2]))
             steps.append(range(j1, j2))
-        return (steps, rewrites) if sum(len(old) for old, _ in rewrites) <= MAX_REWRITTEN else None
+        return (steps, rewrites) if sum(len(lines) for lines, _ in rewrites) <= MAX_REWRITTEN else None
 
     def rename_in(self, rewrites: list[Rewrite]) -> tuple[str, str] | None:
         """The one name that each rewrite renames, line for line, where that is all they do."""
