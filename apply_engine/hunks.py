@@ -38,8 +38,9 @@ OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type P
 # `}`, `</li>`, Ruby's `end`, shell's `done` (not `end = width`)
 CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
 CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
-# an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword argument)
-ASSIGNED = re.compile(r"^\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
+# an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword
+# argument, a markup attribute)
+ASSIGNED = re.compile(r"^(?!\s*<)\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
 OPENING_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(?<!/)>")  # `<tr>`, `<td class="x">`, not `<br/>`
 CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
 VOID_TAGS = frozenset(
@@ -378,7 +379,12 @@ def restated(old: str, new: str) -> bool:
         return False
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     if before and after:
-        return before.group(1).strip() == after.group(1).strip()
+        target = before.group(1).strip()
+        names = set(WORD.findall(target))
+        updates = any(
+            names & set(WORD.findall(line[match.end() :])) for line, match in ((old, before), (new, after))
+        )
+        return target == after.group(1).strip() and not updates  # (`df = df[...]` is one more step)
     opener = [
         line.split("(")[0].strip() for line in (old, new) if "(" in line and line.rstrip().endswith("{")
     ]

@@ -355,6 +355,13 @@ def test_the_same_statement_rewritten_below_a_hunks_context_edits_it() -> None:
         "            tax = amount.setScale(2, RoundingMode.HALF_EVEN);\n# ...\n"
     )
     assert apply(original, snippet) == original.replace("HALF_UP", "HALF_EVEN")
+    # a markup attribute is no assignment: a new item like the one below is no edit of it
+    form = '<form>\n  <label>Contact</label>\n  <input name="email" type="text">\n</form>\n'
+    shown = '<form>\n# ...\n  <label>Contact</label>\n  <input name="phone" type="text">\n# ...\n'
+    assert apply(form, shown) is None
+    # nor is one more step of a chain built in place (`df = df[...]`)
+    steps = "import pandas\n\ndf = load()\ndf = df[df.seats > 0]\nprint(df)\n"
+    assert apply(steps, "import pandas\n# ...\ndf = load()\ndf = df[df.region == 'EU']\n# ...\n") is None
     # another key beside the original one is as likely added: no reading
     keys = "const user = {\n  id: raw.id,\n  userName: String(raw.user_name),\n  email: raw.email,\n};\n"
     shown = "const user = {\n# ...\n  id: raw.id,\n  displayName: String(raw.user_name),\n# ...\n"
