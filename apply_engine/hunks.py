@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from .align import Copy, Insert, Op, letters
-from .indent import DEFAULT_UNIT, Reindent
+from .indent import DEFAULT_UNIT, Reindent, leading
 
 MAX_OPENINGS = 64  # original lines a hunk may open on: past that its first line says too little
 MAX_REWRITTEN = 3  # original lines one hunk may rewrite between its anchors
@@ -145,11 +145,11 @@ class Hunks:
         indented than it; not a `) {` that goes on into the body) is followed by a closer at that
         end's depth before any other line as shallow: a `done` the snippet shows closing the loop
         the marker was in, which the reading makes another loop's."""
-        depth = indentation(marker)
+        depth = len(leading(marker))
         end = next((line for line in self.lines[elided.start : elided.stop] if shallower(line, depth)), None)
-        first = next((line for line in shown if line.strip() and indentation(line) < depth), None)
+        first = next((line for line in shown if line.strip() and len(leading(line)) < depth), None)
         return (
-            end is not None and first is not None and ends(first) and indentation(first) == indentation(end)
+            end is not None and first is not None and ends(first) and len(leading(first)) == len(leading(end))
         )
 
     def passed_over(self, at: int, placed: Placed) -> bool:
@@ -396,7 +396,7 @@ def renamed(old: str, new: str) -> tuple[str, str] | None:
     if old.count(" ") != new.count(" ") or old == new:
         return None  # (a quick look: a name renamed moves no space)
     before, after = TOKEN.findall(old), TOKEN.findall(new)
-    if len(before) != len(after) or old[: indentation(old)] != new[: indentation(new)]:
+    if len(before) != len(after) or leading(old) != leading(new):
         return None
     changed = {(a, b) for a, b in zip(before, after, strict=True) if a != b}
     if len(changed) != 1:
@@ -436,16 +436,12 @@ def alike(a: str, b: str) -> bool:
 
 def shallower(line: str, depth: int) -> bool:
     """Whether the line ends a block less indented than `depth`."""
-    return ends(line) and indentation(line) < depth
+    return ends(line) and len(leading(line)) < depth
 
 
 def ends(line: str) -> bool:
     """Whether the line closes a block and opens none."""
     return CLOSES.match(line) is not None and OPENS.search(line) is None
-
-
-def indentation(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def balanced(lines: list[str]) -> bool:
