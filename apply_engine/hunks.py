@@ -30,8 +30,6 @@ COPIED_WITHIN = 30  # lines about a one-sided hunk's anchor where the code it ad
 # nor code like it on its open side
 MIN_TELLING = 4  # letters and digits of a line that tells places apart (`}`, `fi`: none)
 LIKENESS = 0.6  # how alike a rewritten line and the line that replaces it must be
-NEARBY = 5  # lines below a hunk's place where the lines it adds must not stand already
-MIN_REPEATED = 24  # ... with this many letters and digits among them
 # anchors agree with the original to the byte, so the new lines between them stand as shown
 AS_SHOWN = Reindent("", "", DEFAULT_UNIT, DEFAULT_UNIT)
 OPENS = re.compile(r"[{(\[]\s*$|^\s*<[\w.:-]+(\s[^<>]*)?(?<!/)>\s*$")  # `type Pause {`, `<li>`
@@ -99,7 +97,6 @@ class Hunks:
         self.where: dict[str, list[int]] = {}
         for k, line in enumerate(self.lines):
             self.where.setdefault(line, []).append(k)
-        self.counts = Counter(line.strip() for line in self.lines)
 
     def plan(self, runs: list[range]) -> list[Op] | None:
         snippet = self.snippet
@@ -185,8 +182,7 @@ class Hunks:
                 continue
             steps, rewrites = between
             added = [new[j] for step in steps if isinstance(step, range) for j in step]
-            if not self.repeats_nearby(added, range(p, q + tail)):  # (else misaligned: new code that
-                found.append((len(added), (q, tail), steps, rewrites))  # writes out code beside it)
+            found.append((len(added), (q, tail), steps, rewrites))
         return found
 
     def best(self, readings: list[Reading], shown: list[str], run: range, p: int, top: int) -> Placed | None:
@@ -346,14 +342,6 @@ class Hunks:
             and new_name not in self.words
             and self.shown_words[new_name] >= 2
         )
-
-    def repeats_nearby(self, added: list[str], place: range) -> bool:
-        """Whether the lines a hunk adds write out code that stands once in the original, at the
-        hunk's place or just below it, MIN_REPEATED letters and digits of it (a function's header
-        and its first arm; not a `</select>`, not one `#include`)."""
-        near = {line.strip() for line in self.lines[place.start : place.stop + NEARBY]}
-        once = {line.strip() for line in added} & near
-        return sum(letters(text) for text in once if self.counts[text] == 1) >= MIN_REPEATED
 
     def reads_as_new(self, shown: list[str], p: int, top: int) -> bool:
         """Whether the hunk also reads as a new block put below the first lines of its top anchor,

@@ -3,7 +3,7 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, Hunks, plan_hunks
+from apply_engine.hunks import MAX_OPENINGS, plan_hunks
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -119,17 +119,6 @@ def test_a_hunk_placed_past_a_nearer_match_of_its_context_is_ambiguous() -> None
         "    start()\n    stop()\n    cleanup()", "    begin()\n    stop()\n    cleanup()"
     )
     assert apply(unique, snippet) == unique.replace("    report()", "    audit()\n    report()")
-
-
-def test_new_lines_that_write_out_the_code_beside_them_are_no_placement() -> None:
-    lines = [
-        "    private fun quiet(channel: Channel): Boolean = when (channel) {",
-        "        Channel.EMAIL -> false",
-        "    }",
-    ]
-    hunks = Hunks(lines, [])
-    assert hunks.repeats_nearby([lines[0], "        Channel.SMS -> true"], range(0, 1))
-    assert not hunks.repeats_nearby(["    }", "        Channel.SMS -> true"], range(0, 1))
 
 
 def test_a_hunk_opening_on_a_line_found_everywhere_is_not_placed() -> None:
