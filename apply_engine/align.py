@@ -238,6 +238,7 @@ class Fragment:
     items: list[Item]  # the marker before it, its items, and the marker after it if any
     closers: int  # the closers below it: its block ends there, and so do closers - 1 blocks around it
     elided_after: bool  # a marker (or the file's kept tail) follows: what comes after its block is elided
+    marker_outside: bool = False  # the marker after it stands below its closers, outside its block
 
     @property
     def closed(self) -> bool:
@@ -1690,7 +1691,8 @@ class Aligner:
                 marker_after or last.marker or (end == len(items) and edge == "tail") or open_at_marker(last)
             )
             shown = [rest[-1], *items[k:stop], *items[end : end + marker_after]]
-            found.append(Fragment(shown, closers=end - stop, elided_after=elided_after))
+            outside = marker_after and end > stop
+            found.append(Fragment(shown, end - stop, elided_after, marker_outside=outside))
             k = end
         return rest, found
 
@@ -2305,8 +2307,10 @@ class Aligner:
                 self.fail("unexplained_deletion", "code after a marker ends its block early", shown[-1])
                 return None
             if inner is None:
+                # (a marker below its closers elides nothing of its block, which ends as shown)
+                items = fragment.items[:-1] if fragment.marker_outside else fragment.items
                 inner = self.level(
-                    container.children, fragment.items, reindent, top=False, open_end=not fragment.closed
+                    container.children, items, reindent, top=False, open_end=not fragment.closed
                 )
             if inner is None:
                 return None

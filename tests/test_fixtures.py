@@ -185,8 +185,6 @@ KNOWN_WRONG: dict[str, str] = {
     "switch's other cases below it are deleted by closing up (a convention question)",
     "everyday/s88-11-cpp-cppext-register-test": "a new function shown between a function's end and a "
     "marker, with two more hunks below: the outline drops it",
-    "everyday/s88-20-typescript-poll-interval-const": "`await sleep(POLL_INTERVAL_MS);` shown where an inline "
-    "`setTimeout` promise stood is written beside it, the original kept",
     "everyday/s89-03-html-taskqueue-tasks-retries": "a new `<td>` cell in a `{% for %}` row: the outline, "
     "knowing no template blocks, writes the cell's neighbours twice",
     "everyday/s89-15-yaml-helm-configmap-kafka": "a Helm `{{- range }}` block shown with a new field is "

@@ -837,6 +837,25 @@ def test_code_after_a_marker_may_end_with_the_closers_of_its_block_and_the_block
     assert merged(CONFIG_RS, snippet, language="rust") == expected
 
 
+def test_a_marker_below_the_closers_of_code_after_a_marker_elides_nothing_of_its_block() -> None:
+    # the loop's last line rewritten, the loop and function closed, then a marker at column 0: the
+    # marker elides what follows the function, not the rest of the loop (the old line is replaced)
+    original = (
+        "async function poll(api) {\n  for (;;) {\n    const state = await api.state();\n"
+        "    if (state.done) {\n      return state;\n    }\n"
+        "    await new Promise((resolve) => setTimeout(resolve, 5000));\n  }\n}\n\n"
+        "function report(state) {\n  console.log(state);\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    if (state.done) {\n      return state;\n    }\n"
+        "    await sleep(POLL_INTERVAL_MS);\n  }\n}\n\n// ... existing code ...\n"
+    )
+    expected = original.replace(
+        "    await new Promise((resolve) => setTimeout(resolve, 5000));", "    await sleep(POLL_INTERVAL_MS);"
+    )
+    assert merged(original, snippet, language="javascript") == expected
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
