@@ -107,6 +107,7 @@ PARTS_PARSE_ALONE = frozenset(
 PHP_OPEN = "<?php"
 # a line that starts with a string (`$"""`, `r"""`, a template's backtick)
 STRING_FIRST = re.compile(r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]")
+MIN_RENAMED_USES = 2  # more new lines a renamed name is written on: the rename is threaded
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
@@ -1127,9 +1128,13 @@ def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> st
 
 def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: str) -> str | None:
     """A new line the same as an original line kept right beside it but for one name, where the
-    merge renames that name elsewhere (fewer lines use it than in the original) and the snippet
-    never writes it (`private long rejectedTotal;` above the kept `private long rejected;`, every
-    use of `rejected` shown renamed): the plan added the renamed line instead of replacing the old."""
+    merge renames that name elsewhere (fewer lines use it than in the original) and the snippet's
+    new code never writes it (`private long rejectedTotal;` above the kept `private long rejected;`,
+    every use of `rejected` shown renamed): the plan added the renamed line instead of replacing the
+    old. The old name may stand in strings and on lines the original has as they are, where the
+    new one is written on more new lines (`"rejected=" + rejectedTotal`, a record's `long rejected`)."""
+    known = {line.strip() for line in source.lines}
+    written = [line for line in edit.lines if line.strip() not in known]
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
@@ -1145,9 +1150,14 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
                 found = renamed(old, line)
                 if found is None or declared_function(old):
                     continue  # (a function beside a like one is a new function as often)
-                word = whole_word(found[0])
-                if any(map(word.search, edit.lines)):
-                    continue
+                word, renamed_to = whole_word(found[0]), whole_word(found[1])
+                if any(map(word.search, edit.lines)) and (
+                    any(word.search(QUOTED.sub("", text)) for text in written)
+                    or sum(1 for text in written if text != line and renamed_to.search(text))
+                    < MIN_RENAMED_USES
+                ):
+                    continue  # the snippet writes the old name: both in use, unless only on the
+                    # original's own lines and in strings, the new name on more new lines
                 if sum(map(bool, map(word.search, merged.splitlines()))) < sum(
                     map(bool, map(word.search, source.lines))
                 ):

@@ -183,16 +183,12 @@ KNOWN_WRONG: dict[str, str] = {
     "that ends three lists are placed in the first list (a negative, merged)",
     "everyday/s87-17-php-payment-method-apple-pay": "a `case` shown last above a less indented marker: the "
     "switch's other cases below it are deleted by closing up (a convention question)",
-    "everyday/s88-11-cpp-cppext-register-test": "a new function shown between a function's end and a "
-    "marker, with two more hunks below: the outline drops it",
     "everyday/s89-03-html-taskqueue-tasks-retries": "a new `<td>` cell in a `{% for %}` row: the outline, "
     "knowing no template blocks, writes the cell's neighbours twice",
     "everyday/s89-15-yaml-helm-configmap-kafka": "a Helm `{{- range }}` block shown with a new field is "
     "written again above the original one, whose field is dropped",
     "everyday/s89-20-yaml-helm-rbac-ambiguous-end": "a rule added after `{{- end }}`, which closes four blocks "
     "alike: placed after the first (a negative, merged)",
-    "everyday/s90-28-java-rate-window-field-rename": "a field shown renamed is written as a new field above "
-    "the original one",
     "everyday/s91-26-text-nginx-ws-location-admin-limits": "nginx directives shown with new values are written "
     "beside the original ones (two `client_max_body_size`)",
     "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "

@@ -6800,6 +6800,14 @@ def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
         "    }\n}\n"
     )
     assert merged(original, snippet, language="java") == original.replace("rejected", "rejectedTotal")
+    # the old name still in the snippet, but only in a string and on a line the original has as is
+    text = '    public String toString() {\n        return "rejected=" + rejected;\n    }\n'
+    described = original.replace("    long total", "    /** Of the rejected, how many. */\n    long total")
+    described = described.replace("}\n}\n", "}\n\n" + text + "}\n")
+    shown = snippet.replace("    long total", "    /** Of the rejected, how many. */\n    long total")
+    shown = shown.replace("    }\n}\n", "    }\n\n" + text.replace("+ rejected", "+ rejectedTotal") + "}\n")
+    result = merge(described, shown, language="java")
+    assert result.status == "ambiguous" and result.reasons[0].code == "renamed_or_copied"
     added = "    void accept() {\n        accepted++;\n    }\n\n"
     snippet = (
         "public class Window {\n    // ... existing code ...\n"
