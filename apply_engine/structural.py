@@ -36,7 +36,7 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
-from apply_engine.hunks import plan_hunks, renamed
+from apply_engine.hunks import ASSIGNED, plan_hunks, renamed
 from apply_engine.indent import (
     DEFAULT_UNIT,
     Reindent,
@@ -950,6 +950,13 @@ def finish(
             "renamed_or_copied",
             f"{beside!r} stands beside the line it renames, whose other uses are renamed: renamed, or added?",
         )
+    reassigned = reassigned_beside_itself(ops, source, edit)
+    if reassigned:
+        return ambiguous(
+            language,
+            "edit_or_insertion",
+            f"{reassigned!r} assigns again what the line kept beside it does: an edit of it, or a new line?",
+        )
     repeated = repeated_after_marker(ops, original.side, edit, markers)
     if repeated:
         return ambiguous(
@@ -1162,6 +1169,42 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
                     map(bool, map(word.search, source.lines))
                 ):
                     return line.strip()
+    return None
+
+
+def targets(assignment: re.Match[str]) -> set[str]:
+    """The names an assignment assigns to (`s, teardown :=`: s and teardown)."""
+    return {target.strip() for target in assignment.group(1).rstrip(": ").split(",")}
+
+
+def reassigns(old: str, new: str) -> bool:
+    """Whether `new` assigns the same value as `old` to some of the same names (`s := setup(t)` and
+    `s, teardown := setup(t)`)."""
+    before, after = ASSIGNED.match(old), ASSIGNED.match(new)
+    return (
+        before is not None
+        and after is not None
+        and old[before.end() :].strip() == new[after.end() :].strip()
+        and bool(targets(before) & targets(after))
+    )
+
+
+def reassigned_beside_itself(ops: list[Op], source: Source, edit: Source) -> str | None:
+    """A new line right beside a kept original line that assigns the same value to some of the same
+    names: the snippet showed the line edited, and the plan kept the original beside it, the name
+    assigned twice (`s := setup(t)` above the kept `s, teardown := setup(t)`)."""
+    for k, op in enumerate(ops):
+        if not isinstance(op, Insert):
+            continue
+        above = next((o for o in reversed(ops[:k]) if not isinstance(o, Copy) or o.end > o.start), None)
+        below = next((o for o in ops[k + 1 :] if not isinstance(o, Copy) or o.end > o.start), None)
+        new = [line for line in edit.lines[op.start : op.end] if line.strip()]
+        if not new:
+            continue
+        if isinstance(above, Copy) and reassigns(source.lines[above.end - 1], new[0]):
+            return new[0].strip()
+        if isinstance(below, Copy) and reassigns(source.lines[below.start], new[-1]):
+            return new[-1].strip()
     return None
 
 

@@ -195,8 +195,6 @@ KNOWN_WRONG: dict[str, str] = {
     "is written as a new call, the original kept below it",
     "everyday/s92-14-js-jest-each-row-and-helper": "a `test.each` table with a new row, shown with its "
     "callback: rows are dropped and the callback's line moved into the table",
-    "everyday/s92-24-go-setup-teardown-to-cleanup": "`s := setup(t)` shown where `s, teardown := setup(t)` "
-    "and `defer teardown()` stood, closed up: written above them, they kept",
 }
 
 

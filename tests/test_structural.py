@@ -6785,6 +6785,17 @@ def test_a_comment_left_out_below_new_code_that_replaced_the_lines_above_it_goes
     assert merged(original, snippet, language="python") == expected
 
 
+def test_a_line_shown_reassigning_beside_the_kept_original_is_ambiguous() -> None:
+    """`s := setup(t)` shown where `s, teardown := setup(t)` stands: the outline wrote it above the
+    kept original, `s` assigned twice. Edited (and `defer teardown()` deleted?), or new? Refused."""
+    test = "func Test{}(t *testing.T) {{\n\ts, teardown := setup(t)\n\tdefer teardown()\n\n\ts.{}()\n}}\n"
+    original = "package kv\n\n" + test.format("Put", "Put") + "\n" + test.format("Get", "Get")
+    shown = "func Test{}(t *testing.T) {{\n\ts := setup(t)\n\n\t// ... existing code ...\n}}\n"
+    snippet = shown.format("Put") + "\n" + shown.format("Get")
+    result = merge(original, snippet, language="go")
+    assert result.status == "ambiguous" and result.reasons[0].code == "edit_or_insertion"
+
+
 def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
     """`private long rejectedTotal;` where `private long rejected;` stands, every use of `rejected`
     shown renamed: the outline added the field and kept the old one; refused, the hunk reader
