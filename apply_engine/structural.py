@@ -107,6 +107,7 @@ PARTS_PARSE_ALONE = frozenset(
 PHP_OPEN = "<?php"
 # a line that starts with a string (`$"""`, `r"""`, a template's backtick)
 STRING_FIRST = re.compile(r"\s*(?:[$@]+|[rRbBfFuU]{1,2})?[\"'`]")
+VALUE_FIRST = re.compile(r"[\d\"'-]")  # a number or a string starts so
 MIN_RENAMED_USES = 2  # more new lines a renamed name is written on: the rename is threaded
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
@@ -1177,9 +1178,22 @@ def targets(assignment: re.Match[str]) -> set[str]:
     return {target.strip() for target in assignment.group(1).rstrip(": ").split(",")}
 
 
+def directive(line: str) -> tuple[str, ...] | None:
+    """A `name argument ... value;` statement's words but its value, a number or a string
+    (`client_max_body_size 10m;`: the name); not a declaration (`private String name;`)."""
+    words = line.split()
+    if len(words) < 2 or not line.rstrip().endswith(";") or not VALUE_FIRST.match(words[-1]):
+        return None
+    return tuple(words[:-1])
+
+
 def reassigns(old: str, new: str) -> bool:
     """Whether `new` assigns the same value as `old` to some of the same names (`s := setup(t)` and
     `s, teardown := setup(t)`)."""
+    if leading(old) != leading(new):
+        return False  # (not `return -errno;` in a guard above `return 0;`)
+    if directive(old) and directive(old) == directive(new):
+        return True
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     return (
         before is not None

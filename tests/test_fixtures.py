@@ -189,8 +189,6 @@ KNOWN_WRONG: dict[str, str] = {
     "written again above the original one, whose field is dropped",
     "everyday/s89-20-yaml-helm-rbac-ambiguous-end": "a rule added after `{{- end }}`, which closes four blocks "
     "alike: placed after the first (a negative, merged)",
-    "everyday/s91-26-text-nginx-ws-location-admin-limits": "nginx directives shown with new values are written "
-    "beside the original ones (two `client_max_body_size`)",
     "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "
     "is written as a new call, the original kept below it",
     "everyday/s92-14-js-jest-each-row-and-helper": "a `test.each` table with a new row, shown with its "

@@ -12,7 +12,7 @@ from apply_engine.errors import InputError
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
-from apply_engine.structural import merge
+from apply_engine.structural import merge, reassigns
 from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
@@ -6794,6 +6794,24 @@ def test_a_line_shown_reassigning_beside_the_kept_original_is_ambiguous() -> Non
     snippet = shown.format("Put") + "\n" + shown.format("Get")
     result = merge(original, snippet, language="go")
     assert result.status == "ambiguous" and result.reasons[0].code == "edit_or_insertion"
+
+
+def test_a_directive_shown_with_a_new_value_beside_the_kept_original_is_ambiguous() -> None:
+    """`client_max_body_size 50m;` shown below a marker that elides `client_max_body_size 10m;`:
+    the outline kept the old directive and wrote the new one below it. A guard's `return -errno;`
+    above the function's `return 0;`, less indented, and a field beside a field are no such line."""
+    original = (
+        "server {\n    listen 443 ssl;\n    ssl_protocols TLSv1.2 TLSv1.3;\n\n    client_max_body_size 10m;\n\n"
+        "    allow 203.0.113.0/24;\n    deny all;\n}\n"
+    )
+    snippet = (
+        "server {\n    listen 443 ssl;\n    # ... ssl settings unchanged ...\n\n    client_max_body_size 50m;\n\n"
+        "    allow 203.0.113.0/24;\n    deny all;\n}\n"
+    )
+    result = merge(original, snippet, language="text", path="nginx.conf")
+    assert result.status == "ambiguous" and result.reasons[0].code == "edit_or_insertion"
+    assert not reassigns("\treturn 0;", "\t\treturn -errno;")
+    assert not reassigns("    private String name;", "    private String carrier;")
 
 
 def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
