@@ -3834,8 +3834,10 @@ class Aligner:
         if len(item.children) < 2 or not SIGNATURE_OPEN.search(side.normalized[item.header]):
             return None
         close = item.children[-1]
-        if not close.children or not SIGNATURE_CLOSE.match(side.normalized[close.header]):
+        if not SIGNATURE_CLOSE.match(side.normalized[close.header]):
             return None
+        if not close.children and (item.closer or not OPENS_BLOCK.search(side.normalized[close.header])):
+            return None  # (no body, or one the snippet leaves out: `)  ) {`, then a marker)
         if any(child.children for child in item.children[:-1]):
             return None
         return close

@@ -191,8 +191,6 @@ KNOWN_WRONG: dict[str, str] = {
     "alike: placed after the first (a negative, merged)",
     "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "
     "is written as a new call, the original kept below it",
-    "everyday/s92-14-js-jest-each-row-and-helper": "a `test.each` table with a new row, shown with its "
-    "callback: rows are dropped and the callback's line moved into the table",
 }
 
 

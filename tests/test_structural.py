@@ -856,6 +856,20 @@ def test_a_marker_below_the_closers_of_code_after_a_marker_elides_nothing_of_its
     assert merged(original, snippet, language="javascript") == expected
 
 
+def test_a_signature_over_several_lines_shown_open_above_a_marker_keeps_its_body() -> None:
+    # the list of a `for` edited, its `)  ) {` the last line shown: the body is elided, not deleted
+    original = (
+        "my $A = 1;\n\nfor my $meth (  qw(\n    Next Prev\n    _ChkPos\n)  ) {\n"
+        '    *{$Obj."::".$meth} = \\&{$meth};\n}\n\nmy $B = 2;\n'
+    )
+    snippet = "my $A = 10;\n\nfor my $meth (  qw(\n    Next Prev Count\n    _ChkPos\n)  ) {\n\n# ...\n"
+    expected = original.replace("$A = 1;", "$A = 10;").replace("Next Prev\n", "Next Prev Count\n")
+    assert merged(original, snippet, language="perl") == expected
+    emptied = snippet.replace(")  ) {\n", ")  ) {\n}\n")  # shown closed: emptied
+    body = '    *{$Obj."::".$meth} = \\&{$meth};\n'
+    assert merged(original, emptied, language="perl") == expected.replace(body, "")
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
