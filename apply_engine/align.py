@@ -1687,8 +1687,12 @@ class Aligner:
             # after it (Python's dedent, no closer shown) ends its block there
             marker_after = end < len(items) and items[end].marker
             last = items[end - 1]
+            # (or its level's last, its brackets left open: `} else {` with no `}` below it)
             elided_after = (
-                marker_after or last.marker or (end == len(items) and edge == "tail") or open_at_marker(last)
+                marker_after
+                or last.marker
+                or (end == len(items) and (edge == "tail" or self.unclosed(last)))
+                or open_at_marker(last)
             )
             shown = [rest[-1], *items[k:stop], *items[end : end + marker_after]]
             outside = marker_after and end > stop

@@ -870,6 +870,22 @@ def test_a_signature_over_several_lines_shown_open_above_a_marker_keeps_its_body
     assert merged(original, emptied, language="perl") == expected.replace(body, "")
 
 
+def test_a_clause_after_a_marker_left_open_at_the_snippets_end_elides_the_rest_of_its_block() -> None:
+    # `} else {` below a marker, its `for` edited, no `}` shown: the rest of the `else` block and of
+    # the function is elided, so the clause goes in the `if`, not after the function's last line
+    original = (
+        "sub can_run {\n    my $command = shift;\n    if( is_absolute($command) ) {\n        return $command;\n"
+        "    } else {\n        for my $dir (\n            File::Spec->path,\n        ) {\n"
+        "            push @possibles, $dir;\n        }\n    }\n    return shift @possibles;\n}\n"
+    )
+    snippet = (
+        "sub can_run {\n    # ... existing code ...\n    } else {\n        for my $dir (\n"
+        "            ( $SEARCH_PATH ? @$SEARCH_PATH : File::Spec->path ),\n        ) {\n\n# ... existing code ...\n"
+    )
+    expected = original.replace("File::Spec->path,", "( $SEARCH_PATH ? @$SEARCH_PATH : File::Spec->path ),")
+    assert merged(original, snippet, language="perl") == expected
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
