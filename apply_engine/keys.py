@@ -91,6 +91,7 @@ SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "
 METHOD_MODIFIERS = re.compile(r"^(?:(?:async|public|private|protected|override)\s+)+(?=[A-Za-z_$#][\w$]*$)")
 # a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
 # `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
+SHELL_FUNCTION = re.compile(r"^(?:function\s+([\w.:-]+)|([\w.:-]+)\s*\(\s*\))")  # `f() {`, `function f {`
 CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
 EQUATION_KEYWORDS = frozenset({
     "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",
@@ -167,6 +168,10 @@ def signature_key(line: str, language: str = "") -> str:
             left, _, separator = found.groups()
             return f"{left} {'=' if separator == '|' else separator}"  # a guard: one more equation
     first = FIRST_WORD_END.split(text, maxsplit=1)[0]
+    if language == "bash":
+        found = SHELL_FUNCTION.match(text)
+        if found:  # a function, not a command by its name (`install_shims() {`, `install_shims`)
+            return f"function {found.group(1) or found.group(2)}"
     if language == "cmake" and first not in CONTROL:
         found = CMAKE_COMMAND.match(text)
         if found:

@@ -886,6 +886,26 @@ def test_a_clause_after_a_marker_left_open_at_the_snippets_end_elides_the_rest_o
     assert merged(original, snippet, language="perl") == expected
 
 
+def test_a_shell_function_is_no_command_of_its_name() -> None:
+    # `install_shims() {` edited inside an `if`: not the bare call `install_shims` at the file's end
+    assert signature_key("install_shims() {", "bash") == signature_key("function install_shims {", "bash")
+    assert signature_key("install_shims() {", "bash") != signature_key("install_shims", "bash")
+    original = (
+        "TIMEOUT=${TIMEOUT:-60}\n\nif ((BASH_VERSINFO[0] > 3)); then\n  install_shims() {\n"
+        '    for shim in "${!shims[@]}"; do\n      cp "$PROTO" "$shim"\n    done\n  }\nelse\n'
+        '    install_shims() {\n      for shim in $shims; do\n        cp "$PROTO" "$shim"\n      done\n    }\n'
+        "fi\n\nmake_shims\ninstall_shims\n"
+    )
+    snippet = (
+        'TIMEOUT=${TIMEOUT:-30}\n# ... existing code ...\n  install_shims() {\n    for shim in "${!shims[@]}"; do\n'
+        '      ln "$PROTO" "$shim" || cp "$PROTO" "$shim"\n    done\n  }\n# ... existing code ...\n'
+    )
+    expected = original.replace("60", "30").replace(
+        '      cp "$PROTO" "$shim"', '      ln "$PROTO" "$shim" || cp "$PROTO" "$shim"', 1
+    )
+    assert merged(original, snippet, language="bash") == expected
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
