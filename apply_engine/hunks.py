@@ -64,6 +64,7 @@ class Placed:
     top: int
     ops: list[Op]
     renamed: tuple[str, str] | None = None  # (old name, new name), where it renames one
+    anchor: int | None = None  # where its top anchor starts, where that is not `start`
 
 
 def plan_hunks(original: Sequence[str], snippet: Sequence[str], markers: set[int]) -> list[Op] | None:
@@ -152,7 +153,8 @@ class Hunks:
     def passed_over(self, at: int, placed: Placed) -> bool:
         """Whether the hunk's top anchor stands whole between the hunk above and its place: a marker
         read as eliding past the nearest match of the lines shown after it is no reading to rely on."""
-        top = self.lines[placed.start : placed.start + placed.top]
+        anchor = placed.start if placed.anchor is None else placed.anchor
+        top = self.lines[anchor : anchor + placed.top]
         return any(self.lines[k : k + len(top)] == top for k in range(at, placed.start))
 
     def place(self, shown: list[str], run: range, p: int) -> Placed | None:
@@ -251,24 +253,34 @@ class Hunks:
 
     def topless(self, shown: list[str], run: range, at: int) -> list[Placed]:
         """The places of a hunk that opens on new code, the marker above it eliding what comes
-        before: right above each match of the rest of it after the hunk above."""
+        before: right above each match of the rest of it after the hunk above, less its last new
+        lines where they edit the original's above it (edits_above)."""
         first = next((k for k, line in enumerate(shown) if line.strip() and line in self.where), None)
         if first is None or not telling(shown[first:]):
             return []
-        new, rest = shown[:first], shown[first:]
-        return [
-            Placed(
-                p,
-                p + len(rest),
-                len(rest),
-                [Insert(run.start, run.start + first, AS_SHOWN), Copy(p, p + len(rest))],
-            )
-            for p in self.where[rest[0]]
-            if p >= at
-            and self.lines[p : p + len(rest)] == rest
-            and not self.rewrites(new, range(max(at, p - COPIED_WITHIN), p))
-            and not self.copies(new, p)
-        ]
+        rest, found = shown[first:], []
+        for p in self.where[rest[0]]:
+            if p < at or self.lines[p : p + len(rest)] != rest:
+                continue
+            edited = self.edits_above(shown[:first], p, at)
+            new = shown[: first - edited]
+            if self.rewrites(new, range(max(at, p - edited - COPIED_WITHIN), p - edited)) or self.copies(
+                new, p
+            ):
+                continue
+            ops = [Insert(run.start, run.start + first, AS_SHOWN), Copy(p, p + len(rest))]
+            found.append(Placed(p - edited, p + len(rest), len(rest), ops, anchor=p))
+        return found
+
+    def edits_above(self, new: list[str], p: int, at: int) -> int:
+        """How many of the last `new` lines restate the original lines right above line p, one for
+        one (`var match = /.../` with one more unit in the pattern), to be written over them."""
+        count = 0
+        while (
+            count < len(new) and p - count - 1 >= at and restated(self.lines[p - count - 1], new[-count - 1])
+        ):
+            count += 1
+        return count
 
     def rewrites(self, new: list[str], there: range) -> bool:
         """Whether a line of code added with an anchor on one side only is like an original line

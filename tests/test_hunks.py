@@ -3,7 +3,7 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, plan_hunks
+from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -77,6 +77,24 @@ def test_a_snippet_jumping_between_functions_merges_hunk_by_hunk() -> None:
     result = merge(GO_CLIENT, snippet, language="go")
     assert result.status == "ok", result.reasons
     assert result.merged == expected
+
+
+def test_a_hunk_opening_on_a_restated_line_writes_it_over_the_original() -> None:
+    # the hunk opens on `conn, err := net.DialTimeout(...)`, new, over its context: the same
+    # assignment as the original line right above that context, so it replaces it
+    snippet = (
+        '\t"fmt"\n\t"log"\n\t"net"\n# ...\n\tconn, err := net.DialTimeout("tcp", c.Addr, c.Timeout)\n'
+        "\tif err != nil {\n\t\treturn err\n# ...\n"
+    )
+    expected = GO_CLIENT.replace('\t"fmt"\n', '\t"fmt"\n\t"log"\n').replace(
+        'net.Dial("tcp", c.Addr)', 'net.DialTimeout("tcp", c.Addr, c.Timeout)'
+    )
+    assert apply(GO_CLIENT, snippet) == expected
+    # its top anchor is the context, below the line it replaces: passed over where that stands above
+    lines = ["x = 1", "return x", "x = 2", "return x"]
+    placed = Placed(2, 4, 1, [], anchor=3)
+    assert Hunks(lines, []).passed_over(0, placed)
+    assert not Hunks(lines, []).passed_over(2, placed)
 
 
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
