@@ -6767,7 +6767,7 @@ def test_an_import_of_one_name_beside_another_from_the_same_package_is_new() -> 
     assert merged(original, snippet, language="kotlin") == expected
 
 
-def test_a_callback_call_shown_with_other_parameters_beside_its_elided_original_is_ambiguous() -> None:
+def test_a_callback_call_shown_with_other_parameters_is_written_over_its_elided_original() -> None:
     original = (
         "<script setup>\nconst isDirty = ref(false);\n\nonMounted(() => load());\n\n"
         "onBeforeRouteLeave(() => {\n  if (!isDirty.value) {\n    return true;\n  }\n"
@@ -6778,8 +6778,12 @@ def test_a_callback_call_shown_with_other_parameters_beside_its_elided_original_
         "  if (!isDirty.value || to.query.force === '1') {\n    return true;\n  }\n"
         "  return window.confirm('Discard changes?');\n});\n</script>\n"
     )
-    # before: a second guard beside the first, which stayed
-    assert ambiguous(original, snippet, language="vue").reasons[0].code == "edit_or_insertion"
+    # the outline wrote a second guard beside the first, which stayed, and is refused; the hunk
+    # reader reads both shown lines as restating the two above `return true;`, and replaces them
+    expected = original.replace(
+        "(() => {\n  if (!isDirty.value) {", "((to) => {\n  if (!isDirty.value || to.query.force === '1') {"
+    )
+    assert merged(original, snippet, language="vue") == expected
 
 
 def test_code_less_indented_than_a_fragment_is_never_taken_into_the_fragments_block() -> None:
