@@ -191,6 +191,10 @@ KNOWN_WRONG: dict[str, str] = {
     "alike: placed after the first (a negative, merged)",
     "everyday/s92-12-ts-zod-url-aftereach-and-table-row": "`afterEach(restoreURL)` rewritten as a callback "
     "is written as a new call, the original kept below it",
+    "everyday/s93-12-typescript-express-patch-422-soft-delete": "`db.project.update(...)` shown below a marker "
+    "where `db.project.delete(...)` stood: written above it, the `delete` kept",
+    "everyday/s97-40-markdown-gyp-user-docs-linker-flavors": "the last section's `TODO` replaced by new text, "
+    "the snippet ending there without a marker: the `TODO` is kept below the text as the file's elided tail",
 }
 
 
