@@ -38,7 +38,8 @@ CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
 CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
 # an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword
 # argument, a markup attribute)
-ASSIGNED = re.compile(r"^(?!\s*<)\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
+DECLARING = {"val", "var", "let", "const", "final", "auto", "my", "our", "local", "static", "mut"}
+ASSIGNED = re.compile(r"^(?!\s*<|\s*[\w:.-]+=\")\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
 OPENING_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(?<!/)>")  # `<tr>`, `<td class="x">`, not `<br/>`
 CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
 VOID_TAGS = frozenset(
@@ -175,7 +176,7 @@ class Hunks:
     def readings(self, shown: list[str], p: int, top: int) -> list[Reading]:
         """The hunk's readings with a bottom anchor: (lines written, bottom anchor, steps, rewrites)."""
         found = []
-        for q, tail in self.bottoms(shown, p, top):
+        for q, tail in self.bottoms(shown, p, top) or self.restated_bottoms(shown, p, top):
             new = shown[top : len(shown) - tail]
             if len(set(self.lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
                 continue  # (a quick look: more original lines than may be rewritten are not shown)
@@ -186,6 +187,17 @@ class Hunks:
             added = [new[j] for step in steps if isinstance(step, range) for j in step]
             found.append((len(added), (q, tail), steps, rewrites))
         return found
+
+    def restated_bottoms(self, shown: list[str], p: int, top: int) -> list[tuple[int, int]]:
+        """Where a hunk with no bottom anchor ends on a line that restates an original one a few
+        lines below its top anchor (`val values = List(..., InApp)` below a new `case object
+        InApp`): the hunk's lines end there, that line written over the original."""
+        last = len(shown) - top - 1
+        return [
+            (q + 1, 0)
+            for q in range(p + top, min(p + len(shown) + MAX_REWRITTEN, len(self.lines)))
+            if q - (p + top) <= last + MAX_REWRITTEN and restated(self.lines[q], shown[-1])
+        ]
 
     def best(self, readings: list[Reading], shown: list[str], run: range, p: int, top: int) -> Placed | None:
         """The reading that keeps the most original lines (a cell added and a `colspan` rewritten,
@@ -380,7 +392,7 @@ def restated(old: str, new: str) -> bool:
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     if before and after:
         target = before.group(1).strip()
-        names = set(WORD.findall(target))
+        names = set(WORD.findall(target.split(":")[0])) - DECLARING  # (not its type: `values: List[...]`)
         updates = any(
             names & set(WORD.findall(line[match.end() :])) for line, match in ((old, before), (new, after))
         )

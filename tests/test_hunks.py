@@ -97,6 +97,29 @@ def test_a_hunk_opening_on_a_restated_line_writes_it_over_the_original() -> None
     assert not Hunks(lines, []).passed_over(2, placed)
 
 
+def test_a_hunk_ending_on_a_restated_line_writes_it_over_the_original() -> None:
+    # no bottom anchor: the hunk's last line restates `val values = ...` a line below the new case
+    original = (
+        "object Channel {\n  case object Email extends Channel\n  case object Push extends Channel\n\n"
+        "  val values: List[Channel] = List(Email, Push)\n\n  def fromId(id: String) = values.find(_.id == id)\n}\n\n"
+        "object Limits {\n  def quota(c: Channel): Int = c match {\n    case Channel.Email => 100\n"
+        "    case Channel.Push => 50\n  }\n}\n"
+    )
+    snippet = (
+        "  case object Push extends Channel\n  case object InApp extends Channel\n\n"
+        "  val values: List[Channel] = List(Email, Push, InApp)\n# ...\n    case Channel.Push => 50\n"
+        "    case Channel.InApp => 10\n# ...\n"
+    )
+    expected = (
+        original.replace(
+            "Push extends Channel\n", "Push extends Channel\n  case object InApp extends Channel\n"
+        )
+        .replace("List(Email, Push)", "List(Email, Push, InApp)")
+        .replace("=> 50\n", "=> 50\n    case Channel.InApp => 10\n")
+    )
+    assert apply(original, snippet) == expected
+
+
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
     original = "a = 1\n\ndef f():\n    start()\n    stop()\n\ndef g():\n    start()\n    stop()\n"
     snippet = "a = 1\n# ...\n    start()\n    audit()\n    stop()\n# ...\n"
