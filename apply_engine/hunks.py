@@ -39,7 +39,7 @@ CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separat
 # an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword
 # argument, a markup attribute)
 DECLARING = {"val", "var", "let", "const", "final", "auto", "my", "our", "local", "static", "mut"}
-ASSIGNED = re.compile(r"^(?!\s*<|\s*[\w:.-]+=\")\s*([\w$.\[\]\s,:<>]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
+ASSIGNED = re.compile(r"^(?!\s*<|\s*[\w:.-]+=\")\s*([\w$.\[\]\s,:<>-]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
 OPENING_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(?<!/)>")  # `<tr>`, `<td class="x">`, not `<br/>`
 CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
 VOID_TAGS = frozenset(
@@ -272,16 +272,20 @@ class Hunks:
             return []
         rest, found = shown[first:], []
         for p in self.where[rest[0]]:
-            if p < at or self.lines[p : p + len(rest)] != rest:
+            placed = self.place(rest, range(run.start + first, run.stop), p) if p >= at else None
+            if placed is None:
                 continue
             edited = self.edits_above(shown[:first], p, at)
+            opened = any(OPENS.search(line) for line in shown[first - edited : first])
+            if opened and placed.ops != [Copy(p, p + len(rest))]:
+                continue  # a block's opener restated over a body rewritten: the same block, or one more?
             new = shown[: first - edited]
             if self.rewrites(new, range(max(at, p - edited - COPIED_WITHIN), p - edited)) or self.copies(
                 new, p
             ):
                 continue
-            ops = [Insert(run.start, run.start + first, AS_SHOWN), Copy(p, p + len(rest))]
-            found.append(Placed(p - edited, p + len(rest), len(rest), ops, anchor=p))
+            ops = [Insert(run.start, run.start + first, AS_SHOWN), *placed.ops]
+            found.append(Placed(p - edited, placed.end, placed.top, ops, placed.renamed, anchor=p))
         return found
 
     def edits_above(self, new: list[str], p: int, at: int) -> int:
@@ -370,9 +374,13 @@ class Hunks:
     def reads_as_new(self, shown: list[str], p: int, top: int) -> bool:
         """Whether the hunk also reads as a new block put below the first lines of its top anchor,
         the marker after it eliding the rest: its lines after them open a block and close it (a
-        `type Pause {` ... `}` beside `type Resume`; not a call rewritten above `return x`)."""
+        `type Pause {` ... `}` beside `type Resume`; not a call rewritten above `return x`). A block
+        opened by a line of the top anchor that tells places apart is the original's own (`brotli =
+        [` beside `brotli = [` would declare it twice)."""
         for t in range(1, top + 1):
             block = [line for line in shown[t:] if line.strip()]
+            if t < top and telling(block[:1]):
+                continue
             if balanced(block) and OPENS.search(block[0]) and CLOSES.match(block[-1]):
                 return True
         return False

@@ -3,7 +3,7 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks
+from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -95,6 +95,27 @@ def test_a_hunk_opening_on_a_restated_line_writes_it_over_the_original() -> None
     placed = Placed(2, 4, 1, [], anchor=3)
     assert Hunks(lines, []).passed_over(0, placed)
     assert not Hunks(lines, []).passed_over(2, placed)
+
+
+def test_a_hunk_opening_on_new_lines_is_placed_by_the_rest_of_it_edits_and_all() -> None:
+    # `requires-python` restated above its context, and a line rewritten further down the hunk
+    original = (
+        '[project]\nname = "urllib3"\nrequires-python = ">=3.8"\ndynamic = ["version"]\n\n'
+        '[project.optional-dependencies]\nbrotli = [\n  "brotli>=1.0.9",\n  "brotlicffi>=0.8.0"\n]\n'
+        '\n[tool.pytest.ini_options]\nlog_level = "DEBUG"\nfilterwarnings = [\n  "error",\n]\n'
+    )
+    snippet = (
+        '# ...\nrequires-python = ">=3.9"\ndynamic = ["version"]\n\n[project.optional-dependencies]\n'
+        'brotli = [\n  "brotli>=1.1.0",\n  "brotlicffi>=0.8.0"\n]\n# ...\n[tool.pytest.ini_options]\n'
+        'log_level = "INFO"\nfilterwarnings = [\n# ...\n'
+    )
+    expected = (
+        original.replace(">=3.8", ">=3.9")
+        .replace("brotli>=1.0.9", "brotli>=1.1.0")
+        .replace('log_level = "DEBUG"', 'log_level = "INFO"')
+    )
+    assert restated('requires-python = ">=3.8"', 'requires-python = ">=3.9"')
+    assert apply(original, snippet) == expected
 
 
 def test_a_hunk_ending_on_a_restated_line_writes_it_over_the_original() -> None:
