@@ -268,7 +268,7 @@ class Hunks:
         before: right above each match of the rest of it after the hunk above, less its last new
         lines where they edit the original's above it (edits_above)."""
         first = next((k for k, line in enumerate(shown) if line.strip() and line in self.where), None)
-        if first is None or not telling(shown[first:]):
+        if first is None:
             return []
         rest, found = shown[first:], []
         for p in self.where[rest[0]]:
@@ -276,6 +276,8 @@ class Hunks:
             if placed is None:
                 continue
             edited = self.edits_above(shown[:first], p, at)
+            if not telling(rest) and not (edited and telling(self.lines[p - edited : p])):
+                continue  # (`str`, `);` tell no place apart; below the line they restate, they do)
             opened = any(OPENS.search(line) for line in shown[first - edited : first])
             if opened and placed.ops != [Copy(p, p + len(rest))]:
                 continue  # a block's opener restated over a body rewritten: the same block, or one more?

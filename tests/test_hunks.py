@@ -118,6 +118,22 @@ def test_a_hunk_opening_on_new_lines_is_placed_by_the_rest_of_it_edits_and_all()
     assert apply(original, snippet) == expected
 
 
+def test_lines_that_tell_nothing_are_placed_below_the_line_they_restate() -> None:
+    # `str` and `);` alone tell no place apart; below the `var match = ...` they restate, they do
+    original = (
+        "var h = m * 60;\nvar d = h * 24;\n\nfunction parse(str) {\n  var match = /^(\\d+) *(ms|s|m|h|d)?$/i.exec(\n"
+        "    str\n  );\n  if (!match) {\n    return;\n  }\n}\n"
+    )
+    snippet = (
+        "var d = h * 24;\nvar mo = d * 30;\n# ...\n  var match = /^(\\d+) *(ms|s|m|h|d|mo)?$/i.exec(\n"
+        "    str\n  );\n# ...\n"
+    )
+    expected = original.replace("var d = h * 24;\n", "var d = h * 24;\nvar mo = d * 30;\n").replace(
+        "(ms|s|m|h|d)", "(ms|s|m|h|d|mo)"
+    )
+    assert apply(original, snippet) == expected
+
+
 def test_a_hunk_ending_on_a_restated_line_writes_it_over_the_original() -> None:
     # no bottom anchor: the hunk's last line restates `val values = ...` a line below the new case
     original = (
