@@ -396,7 +396,8 @@ def telling(anchor: list[str]) -> bool:
 def restated(old: str, new: str) -> bool:
     """Whether `new` is `old` rewritten as the same statement, which written beside it would be dead
     or doubled: an assignment to the same target (`tax = ...HALF_UP...` to `tax = ...HALF_EVEN...`),
-    or a block opened by the same call (`launch(Dispatchers.IO) {` to `launch(ioDispatcher) {`)."""
+    or a block opened by the same call or signature (`launch(Dispatchers.IO) {` to
+    `launch(ioDispatcher) {`, `def retrbinary(..., blocksize=8192):` given another default)."""
     if not alike(old.strip(), new.strip()):
         return False
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
@@ -408,7 +409,9 @@ def restated(old: str, new: str) -> bool:
         )
         return target == after.group(1).strip() and not updates  # (`df = df[...]` is one more step)
     opener = [
-        line.split("(")[0].strip() for line in (old, new) if "(" in line and line.rstrip().endswith("{")
+        line.split("(")[0].strip()
+        for line in (old, new)
+        if "(" in line and line.rstrip().endswith(("{", ":"))
     ]
     return len(opener) == 2 and opener[0] == opener[1] and letters(opener[0]) > 0
 

@@ -134,6 +134,22 @@ def test_lines_that_tell_nothing_are_placed_below_the_line_they_restate() -> Non
     assert apply(original, snippet) == expected
 
 
+def test_a_python_signature_restated_above_its_body_is_written_over_the_original() -> None:
+    original = (
+        "MAXLINE = 8192\n\n\nclass FTP:\n    def retrbinary(self, cmd, callback, blocksize=8192):\n"
+        '        """Retrieve data in binary mode."""\n        self.voidcmd("TYPE I")\n'
+    )
+    snippet = (
+        "MAXLINE = 8192\nDEFAULT_BLOCKSIZE = 65536\n# ...\n"
+        "    def retrbinary(self, cmd, callback, blocksize=DEFAULT_BLOCKSIZE):\n"
+        '        """Retrieve data in binary mode."""\n# ...\n'
+    )
+    expected = original.replace("MAXLINE = 8192\n", "MAXLINE = 8192\nDEFAULT_BLOCKSIZE = 65536\n").replace(
+        "blocksize=8192", "blocksize=DEFAULT_BLOCKSIZE"
+    )
+    assert apply(original, snippet) == expected
+
+
 def test_a_hunk_ending_on_a_restated_line_writes_it_over_the_original() -> None:
     # no bottom anchor: the hunk's last line restates `val values = ...` a line below the new case
     original = (
