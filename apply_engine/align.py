@@ -147,7 +147,7 @@ STRING = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1""")  # a quoted string on one 
 DISTINCT_VALUE_SIMILARITY = 0.5  # below it, two quoted values name different things ('PUT', 'GET')
 MIN_DISTINCT_WORD = 4  # letters of the part where two quoted values differ, to be a word of its own
 CLAUSE = re.compile(
-    r"^(\}\s*)?(else|elif|elsif|except|finally|rescue|ensure|catch|when)\b"
+    r"^(\}\s*)?(else|elseif|elif|elsif|except|finally|rescue|ensure|catch|when)\b"
 )  # continues a block
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}

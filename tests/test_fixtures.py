@@ -153,8 +153,6 @@ KNOWN_WRONG: dict[str, str] = {
     "set's writer keeps the original's (a convention question)",
     "everyday/s72-17-yaml-k8s-add-hpa-document": "a YAML stream's documents are not items: a new document's "
     "`spec:` pairs with the next document's, whose lines it replaces",
-    "everyday/s73-05-php-orders-refund-elseif": "an `elseif` shown last above a marker, its chain's head "
-    "elided: its body is dropped",
     "everyday/s74-36-yaml-k8s-configmap-and-env-ref": "`metadata:` shown by its first key above a shallower "
     "marker: its other keys are deleted by closing up",
     "everyday/s77-17-rust-signatures-non-adjacent-anchors": "four table rows closed up around a new one are "

@@ -906,6 +906,24 @@ def test_a_shell_function_is_no_command_of_its_name() -> None:
     assert merged(original, snippet, language="bash") == expected
 
 
+def test_a_php_elseif_is_a_clause_that_new_clauses_may_be_shown_above() -> None:
+    # `elseif` (PHP, Lua) continues its chain as `else if` does: `refund` shown above `export`,
+    # whose body the marker below elides, is new, and `export` keeps its body
+    original = (
+        "<?php\n$a = 1;\n\nif ($action == 'view') {\n    show($id);\n} elseif ($action == 'cancel') {\n"
+        "    cancel($id);\n} elseif ($action == 'export') {\n    header('x');\n    exit;\n}\n\necho 'done';\n"
+    )
+    snippet = (
+        "<?php\n// ... existing code ...\n\n} elseif ($action == 'cancel') {\n    cancel($id);\n"
+        "} elseif ($action == 'refund') {\n    refund($id);\n} elseif ($action == 'export') {\n// ... existing code ...\n"
+    )
+    expected = original.replace(
+        "} elseif ($action == 'export')",
+        "} elseif ($action == 'refund') {\n    refund($id);\n} elseif ($action == 'export')",
+    )
+    assert merged(original, snippet, language="php") == expected
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
