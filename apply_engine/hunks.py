@@ -403,7 +403,9 @@ def restated(old: str, new: str) -> bool:
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     if before and after:
         target = before.group(1).strip()
-        names = set(WORD.findall(target.split(":")[0])) - DECLARING  # (not its type: `values: List[...]`)
+        names = (
+            set(WORD.findall(target.partition(": ")[0])) - DECLARING
+        )  # (not its type: `values: List[...]`)
         updates = any(
             names & set(WORD.findall(line[match.end() :])) for line, match in ((old, before), (new, after))
         )

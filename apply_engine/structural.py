@@ -1134,6 +1134,13 @@ def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> st
     return None
 
 
+def beside(ops: list[Op], k: int) -> tuple[Op | None, Op | None]:
+    """The ops that write something right above and right below op k (empty copies passed over)."""
+    above = next((op for op in reversed(ops[:k]) if not isinstance(op, Copy) or op.end > op.start), None)
+    below = next((op for op in ops[k + 1 :] if not isinstance(op, Copy) or op.end > op.start), None)
+    return above, below
+
+
 def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: str) -> str | None:
     """A new line the same as an original line kept right beside it but for one name, where the
     merge renames that name elsewhere (fewer lines use it than in the original) and the snippet's
@@ -1146,8 +1153,7 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
-        above = next((o for o in reversed(ops[:k]) if not isinstance(o, Copy) or o.end > o.start), None)
-        below = next((o for o in ops[k + 1 :] if not isinstance(o, Copy) or o.end > o.start), None)
+        above, below = beside(ops, k)
         kept = []
         if isinstance(above, Copy):
             kept += source.lines[max(above.start, above.end - 3) : above.end]
@@ -1188,8 +1194,9 @@ def directive(line: str) -> tuple[str, ...] | None:
 
 
 def reassigns(old: str, new: str) -> bool:
-    """Whether `new` assigns the same value as `old` to some of the same names (`s := setup(t)` and
-    `s, teardown := setup(t)`)."""
+    """Whether `new`, as deep as `old`, assigns the same value as it to some of the same names
+    (`s := setup(t)` and `s, teardown := setup(t)`), or sets the same directive to another value
+    (`client_max_body_size 50m;` and `client_max_body_size 10m;`)."""
     if leading(old) != leading(new):
         return False  # (not `return -errno;` in a guard above `return 0;`)
     if directive(old) and directive(old) == directive(new):
@@ -1204,14 +1211,13 @@ def reassigns(old: str, new: str) -> bool:
 
 
 def reassigned_beside_itself(ops: list[Op], source: Source, edit: Source) -> str | None:
-    """A new line right beside a kept original line that assigns the same value to some of the same
-    names: the snippet showed the line edited, and the plan kept the original beside it, the name
-    assigned twice (`s := setup(t)` above the kept `s, teardown := setup(t)`)."""
+    """A new line right beside a kept original line that it reassigns (see `reassigns`): the
+    snippet showed the line edited, and the plan kept the original beside it, the name assigned
+    twice (`s := setup(t)` above the kept `s, teardown := setup(t)`)."""
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
-        above = next((o for o in reversed(ops[:k]) if not isinstance(o, Copy) or o.end > o.start), None)
-        below = next((o for o in ops[k + 1 :] if not isinstance(o, Copy) or o.end > o.start), None)
+        above, below = beside(ops, k)
         new = [line for line in edit.lines[op.start : op.end] if line.strip()]
         if not new:
             continue
