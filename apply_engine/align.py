@@ -1433,6 +1433,16 @@ class Aligner:
                 # or last where a marker outside elides the tail (`else`, then `# ...` at column 0)
                 alone = not item.children and not item.closer and bool(o_items[ob].children)
                 elided = elided or (alone and (below.marker if below is not None else tail_elided))
+                # or last here, a block no closer ends (Python's, YAML's), a marker outside eliding
+                # this block's tail: it elides the item's too (kept only after an original line, see
+                # `keeps_tail`), where the snippet writes something (one that only elides shows a
+                # deletion, or nothing)
+                braced = self.snippet.normalized[item.header].endswith(("{", "(", "["))
+                elided = elided or (
+                    below is None
+                    and tail_elided
+                    and not (braced or o_items[ob].closer or item.closer or self.only_elides)
+                )
                 shown_last = (below is None and tail_elided) or (below is not None and below.marker)
                 # (where no closer can show a block's end, a sibling shown below says nothing of it)
                 open_ended = shown_last or not (o_items[ob].closer or item.closer)

@@ -924,6 +924,25 @@ def test_a_php_elseif_is_a_clause_that_new_clauses_may_be_shown_above() -> None:
     assert merged(original, snippet, language="php") == expected
 
 
+def test_a_marker_at_column_zero_elides_the_tail_of_the_method_shown_last_above_it() -> None:
+    # `__init__` shown down to an original line, then `# ...` at column 0 and top-level code: the
+    # marker elides the rest of the class, so the rest of `__init__` too (no closer ends it)
+    original = (
+        "import re\n\n\nclass Lexer:\n    def __init__(self, punctuation=False):\n        self.whitespace = ' \\t'\n"
+        "        if punctuation is True:\n            punctuation = '();'\n        self.punctuation = punctuation\n"
+        "        if punctuation:\n            self.pushback = []\n            self.wordchars += '~-./'\n\n"
+        "    def read(self):\n        return self.token\n\n\n_unsafe = re.compile(r'[^\\w@%+=:,./-]').search\n\n\n"
+        "def quote(s):\n    return s\n"
+    )
+    snippet = (
+        "class Lexer:\n    def __init__(self, punctuation=False):\n        self.whitespace = ' \\t\\f'\n"
+        "        # ... unchanged ...\n        self.punctuation = punctuation\n# ... existing code ...\n\n\n"
+        "_unsafe = re.compile(r'[^\\w@%+=:,./~-]').search\n\n\ndef quote(s):\n    # ... unchanged ...\n"
+    )
+    expected = original.replace("' \\t'", "' \\t\\f'").replace(",./-]", ",./~-]")
+    assert merged(original, snippet, language="python") == expected
+
+
 def test_closers_that_would_end_an_elided_block_early_are_ambiguous() -> None:
     # `validate` moved first: the snippet's second `}` would end `impl` right after it, deleting `new`
     start, end = CONFIG_RS.index("    fn new"), CONFIG_RS.index("    fn validate")
