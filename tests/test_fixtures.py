@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 97 blind sets of everyday edits: 71.1% blind, 85.3% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 99 blind sets of everyday edits: 71.1% blind, 85.6% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -193,6 +193,25 @@ KNOWN_WRONG: dict[str, str] = {
     "where `db.project.delete(...)` stood: written above it, the `delete` kept",
     "everyday/s97-40-markdown-gyp-user-docs-linker-flavors": "the last section's `TODO` replaced by new text, "
     "the snippet ending there without a marker: the `TODO` is kept below the text as the file's elided tail",
+    "everyday/s98-11-javascript-hosts-blobpath": "`treepath: 'tree',` above `blobpath: 'blob',`, the change "
+    "meant for one of two hosts that have `blobpath: 'tree'`: a third host has the pair as shown, where the "
+    "hunk is read as context (a negative, merged)",
+    "everyday/s98-15-typescript-flags-rename-or-add": "a `search-v2` row shown where `beta-search` stands, "
+    "renamed or added: read as added (a negative, merged)",
+    "everyday/s98-19-go-cli-flag-defaults": "a `case` shown last above a less indented marker: the select's "
+    "other case and this one's body are deleted by closing up (the convention question)",
+    "everyday/s98-34-ini-jetty-start-settings": "a commented setting uncommented with another value on the "
+    "file's last line: written beside the commented original",
+    "everyday/s98-37-yaml-twin-setup-python-steps": "a `Setup Python` step alike in two jobs, the job not "
+    "shown: placed in the one after the hunk above (a negative, merged)",
+    "everyday/s98-40-bash-package-list-rename-or-add": "`pipx` shown after `python3` where `python3-pip` "
+    "stands, a marker below: read as added (a negative, merged)",
+    "everyday/s99-03-python-flask-blueprint-neg": "a `register_blueprint(api.v2.bp)` line after a marker, "
+    "the elided line above it the same call for v1: read as added (a negative, merged)",
+    "everyday/s99-09-javascript-express-static-neg": "an `express.static` line for `dist` after a marker, "
+    "the elided line above it the same for `public`: read as added (a negative, merged)",
+    "everyday/s99-28-rust-sync-copy-else": "`let bytes = fs::copy(...)` shown where `fs::copy(...)` stood: "
+    "written above it, the original kept",
 }
 
 
