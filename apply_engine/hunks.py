@@ -265,8 +265,9 @@ class Hunks:
 
     def topless(self, shown: list[str], run: range, at: int) -> list[Placed]:
         """The places of a hunk that opens on new code, the marker above it eliding what comes
-        before: right above each match of the rest of it after the hunk above, less its last new
-        lines where they edit the original's above it (edits_above)."""
+        before: right above each place of the rest of it after the hunk above (placed as a hunk is,
+        edits and all), less its last new lines where they edit the original's above it
+        (edits_above)."""
         first = next((k for k, line in enumerate(shown) if line.strip() and line in self.where), None)
         if first is None:
             return []
