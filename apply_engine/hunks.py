@@ -38,8 +38,9 @@ CLOSES = re.compile(r"\s*([})\]]|</|(end|done|fi|esac)\b[\s;),.]*$)")
 CLOSING = ",;:)]} "  # what ends a line, and moves to a new last line (a separator, a call's `):`)
 # an assignment's target: `tax =`, `val url =`, `if hconn, err =` (not `==`, `=>`, `+=`, a keyword
 # argument, a markup attribute)
-DECLARING = {"val", "var", "let", "const", "final", "auto", "my", "our", "local", "static", "mut"}
 ASSIGNED = re.compile(r"^(?!\s*<|\s*[\w:.-]+=\")\s*([\w$.\[\]\s,:<>-]+?)\s*(?<![=!<>+\-*/%&|^])=(?![=>])")
+# words of an assignment's target that declare, naming nothing assigned (`val`, `let mut`)
+DECLARING = {"val", "var", "let", "const", "final", "auto", "my", "our", "local", "static", "mut"}
 OPENING_TAG = re.compile(r"<([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(?<!/)>")  # `<tr>`, `<td class="x">`, not `<br/>`
 CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
 VOID_TAGS = frozenset(
@@ -192,11 +193,10 @@ class Hunks:
         """Where a hunk with no bottom anchor ends on a line that restates an original one a few
         lines below its top anchor (`val values = List(..., InApp)` below a new `case object
         InApp`): the hunk's lines end there, that line written over the original."""
-        last = len(shown) - top - 1
         return [
             (q + 1, 0)
             for q in range(p + top, min(p + len(shown) + MAX_REWRITTEN, len(self.lines)))
-            if q - (p + top) <= last + MAX_REWRITTEN and restated(self.lines[q], shown[-1])
+            if restated(self.lines[q], shown[-1])
         ]
 
     def best(self, readings: list[Reading], shown: list[str], run: range, p: int, top: int) -> Placed | None:
@@ -404,9 +404,8 @@ def restated(old: str, new: str) -> bool:
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     if before and after:
         target = before.group(1).strip()
-        names = (
-            set(WORD.findall(target.partition(": ")[0])) - DECLARING
-        )  # (not its type: `values: List[...]`)
+        name = target.partition(": ")[0]  # (not its type: `values: List[Channel]`)
+        names = set(WORD.findall(name)) - DECLARING
         updates = any(
             names & set(WORD.findall(line[match.end() :])) for line, match in ((old, before), (new, after))
         )

@@ -209,11 +209,16 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         if retried and retried.status == "ok":
             return retried
     # last, the hunk reader, to which a template's own comments are markers too (`{# ... #}`)
-    templated = {k for k, line in enumerate(edit.lines) if is_template_marker(line)}
-    hunk_markers = markers | {k for k in templated if edit.lines[k].rstrip() not in source.trimmed}
+    hunk_markers = markers | {k for k, line in enumerate(edit.lines) if templated(line, source)}
     ops = plan_hunks(source.lines, edit.lines, hunk_markers)
     as_hunks = ops and finish(language, analysis, edit, ops, hunk_markers)
     return as_hunks if as_hunks and as_hunks.status == "ok" else result
+
+
+def templated(line: str, source: Source) -> bool:
+    """Whether the line is a template's own comment standing for elided code (`{# ... #}`), not
+    one the original has as it stands."""
+    return is_template_marker(line) and line.rstrip() not in source.trimmed
 
 
 def indented_blocks(edit: Source, analysis: "Analysis") -> Source | None:
@@ -902,14 +907,10 @@ def finish(
     if any(k in markers for k in inserted):
         return ambiguous(language, "marker_in_output", "a marker would be written into the file")
     # (the outline reads a template's own comments as code: `{# ... #}` written out is a marker still)
-    templated = [
-        line
-        for k in inserted
-        if is_template_marker(line := edit.lines[k]) and line.rstrip() not in source.trimmed
-    ]
-    if templated:
+    written = next((edit.lines[k] for k in inserted if templated(edit.lines[k], source)), None)
+    if written is not None:
         return ambiguous(
-            language, "marker_in_output", f"a marker would be written into the file: {templated[0].strip()!r}"
+            language, "marker_in_output", f"a marker would be written into the file: {written.strip()!r}"
         )
     # a marker in an embedded language (`-- ...` in SQL in a Java string) is no marker of the file's
     stray = {edit.lines[k].strip() for k in inserted if is_marker(edit.lines[k], EMBEDDED_COMMENTS)}
@@ -1199,7 +1200,7 @@ def reassigns(old: str, new: str) -> bool:
     (`client_max_body_size 50m;` and `client_max_body_size 10m;`)."""
     if leading(old) != leading(new):
         return False  # (not `return -errno;` in a guard above `return 0;`)
-    if directive(old) and directive(old) == directive(new):
+    if (setting := directive(old)) is not None and setting == directive(new):
         return True
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
     return (
