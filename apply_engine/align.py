@@ -186,6 +186,8 @@ STATEMENT_CALL = re.compile(
 MIN_CALL_LETTERS = 12  # of a call two statements make alike, to tell them edit and original
 CONTINUED = re.compile(r"\s*(;|,|&&|\|\||\+|\band|\bor|\\)$")  # what ends a line the next one continues
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
+CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
+MIN_CALLED_NAME = 3  # letters of a new function's name, to tell a call of it (see Aligner.extracted)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
 SIGNATURE_OPEN = re.compile(r"\((\s*[{\[])?$")  # `def place(`, `function List({` (destructured)
 SIGNATURE_CLOSE = re.compile(r"^[}\]]?[^(){}\[\]]*\)")  # `) -> Order:`, `}: Props) {`
@@ -1381,6 +1383,7 @@ class Aligner:
                 and edge is None
                 and (
                     self.marker_spans(s_items[sa], o_gap)
+                    or self.elides_onward(s_items[sa], o_gap)
                     or self.comments_after_marker(s_items[sa], o_gap)
                     or self.comment_cut_short(o_items[oa], o_gap)
                 )
@@ -2021,6 +2024,12 @@ class Aligner:
         # what wraps elided code goes where that code stood; the rest at the gap's ends
         before_kept = [] if runs[0] else new_first
         after_kept = [*([] if kept else middle), *([] if runs[-1] else new_last)]
+        # an elided item the new code beside it calls, moved into a new function: replaced by it
+        moved_out = None
+        if kept and after_kept and self.extracted(kept[-1], after_kept):
+            kept, moved_out = kept[:-1], kept[-1]
+        elif kept and before_kept and self.extracted(kept[0], before_kept):
+            kept = kept[1:]
         # all a marker stands for, new code on one side of it (an omitted end need stand for nothing)
         lone = len(kept) == 1 and not middle and not omitted
         if self.look_alike(before_kept[:1], kept[:1], lone and not new_last) or (
@@ -2078,7 +2087,9 @@ class Aligner:
             and not self.snippet.normalized[min(after_kept[-1].end, len(self.snippet.lines) - 1)]
         )
         joins = first is not None and first.lead == first.start and at_anchor and glued and apart
-        if first is not None and not joins:
+        if moved_out is not None and after_kept[0].lead == after_kept[0].start:
+            ops.append(Copy(moved_out.lead, moved_out.start))  # the blank lines of what it replaces
+        elif first is not None and not joins:
             if first.lead == first.start:
                 # no blank lines shown above it: those the original has where it goes, above the
                 # next anchor, or else those of its siblings
@@ -2569,8 +2580,8 @@ class Aligner:
     ) -> list[Op] | None:
         """Ops for code shown right below the last line of `block`, over the siblings `after` it.
         New code with nothing but markers below it goes right after the block, and what follows
-        stays (unless the code may be an edit of what follows); other code is aligned with the
-        siblings after the block. `marker`: the last line shown in the block, which stands for what
+        stays (unless the code may be an edit of what follows, or restates some of it); other code
+        is aligned with the siblings after the block. `marker`: the last line shown in the block, which stands for what
         follows it up to that code too (`-- ... remaining rows and ON CONFLICT clause ...`)."""
         new = list(takewhile(lambda item: not item.marker, code))
         alone = all(item.marker for item in code[len(new) :]) and not any(has_marker(item) for item in new)
@@ -2580,6 +2591,7 @@ class Aligner:
             alone
             and not self.unique_pairs(after, new, range(len(new)), range(len(after)))
             and self.same_signature(new[0], after[0]) is False
+            and not self.restates(new, after)
         ):
             if self.edits_next(new[0], after[0]):
                 return None
@@ -2805,6 +2817,47 @@ class Aligner:
                     return True
         return False
 
+    def extracted(self, o_item: Item, new: list[Item]) -> bool:
+        """The original item stands in the snippet word for word as the body of a new function that
+        the new code calls (the guard `if self._ready_nodes is None:` / `raise ValueError(...)`,
+        now under `def _check_prepared(self):`, and `self._check_prepared()` shown beside where
+        it stood): moved out, the call in its place."""
+        lines = [line for line in self.original.normalized[o_item.start : o_item.end] if line]
+        if letters("".join(lines)) < MIN_INNER_LETTERS:
+            return False
+        s_lines, known = self.snippet.normalized, set(self.original.normalized)
+        called = "".join(self.snippet.text(item) for item in new)
+        for at in self.snippet.where(lines[0]):
+            run = [k for k in range(at, len(s_lines)) if s_lines[k]][: len(lines)]
+            if [s_lines[k] for k in run] != lines:
+                continue
+            depth = len(leading(self.snippet.lines[at]))
+            header = next(
+                (
+                    k
+                    for k in range(at - 1, -1, -1)
+                    if s_lines[k] and len(leading(self.snippet.lines[k])) < depth
+                ),
+                None,
+            )
+            if header is None or s_lines[header] in known:
+                continue
+            names = {name for name in CALLED.findall(s_lines[header]) if len(name) >= MIN_CALLED_NAME}
+            if any(re.search(rf"\b{re.escape(name)}\s*\(", called) for name in names):
+                return True
+        return False
+
+    def restates(self, new: list[Item], o_items: list[Item]) -> bool:
+        """A new line much like one of the original items, as an edit of it would be
+        (`self.print_topics(..., 15, self.help_width)` where `self.print_topics(..., 15,80)` stands)."""
+        return any(
+            not (item.children or o_item.children)
+            and similarity(self.snippet.text(item), self.original.text(o_item)) >= BLOCK_EDIT_SIMILARITY
+            and self.same_signature(item, o_item)
+            for item in new
+            for o_item in o_items
+        )
+
     def shown_from_elsewhere(self, new: list[Item]) -> bool:
         """A new condition's block (`if`, `while`: the code most often shown out of its place) whose
         first line stands in the original over much the same lines: it may be that block, edited
@@ -2851,7 +2904,7 @@ class Aligner:
     def pairs(self, o_items: list[Item], s_items: list[Item], shown: bool = True) -> list[Op] | None:
         ops: list[Op] = []
         for n, (s_item, o_item) in enumerate(zip(s_items, o_items, strict=False)):
-            paired = self.pair(o_item, s_item, shown or n > 0)
+            paired = self.pair(o_item, s_item, shown or n > 0, chain_elided=self.marker_next_to(s_item))
             if paired is None:
                 return None
             ops += paired
@@ -2916,6 +2969,21 @@ class Aligner:
                 break
             found.append(o_item)
         return start, found
+
+    def condition_rewritten(self, s_item: Item, o_item: Item) -> bool:
+        """A condition's block over the same first lines as the original's there, its condition
+        testing a name the original's tests (`if isinstance(longopts, str):` where `if
+        type(longopts) == type(""):` stands, both over `longopts = [longopts]`): the condition
+        rewritten, not a second check that does the same."""
+        body = self.condition_body_of(self.snippet, s_item)
+        if body is None or body != self.condition_body_of(self.original, o_item):
+            return False
+        found = condition_of(self.snippet.normalized[s_item.header])
+        o_found = condition_of(self.original.normalized[o_item.header])
+        if found is None or o_found is None:
+            return False
+        names, o_names = ({*NAME.findall(text)} - CONDITION_WORDS for _, text in (found, o_found))
+        return bool(names & o_names)
 
     def edited_by_likeness(self, pairs: list[tuple[Item, Item]]) -> bool:
         """Blocks paired as edits of the original ones there only for looking like them (`<li>`,
@@ -3055,6 +3123,8 @@ class Aligner:
             return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY
         if bool(s_item.children) != bool(o_item.children):
             return False
+        if self.condition_rewritten(s_item, o_item):
+            return True
         if s_header == o_header and any(child.marker for child in s_item.children):
             return True  # it elides part of itself, so it is not new: the block of its kind there
         alike = similarity(s_text, o_text)
@@ -3557,23 +3627,28 @@ class Aligner:
         writes with nothing to say it is meant (the reason recorded). `closed_up`: the gap lies
         between two anchors, the one above ending in code; there a snippet that only elides (see
         `only_elides`) means the deletion."""
-        deleted = self.original.nonblank(o_gap)
-        inserted = self.snippet.nonblank(new)
-        if (
-            deleted > MAX_SILENT_DELETION
-            and deleted > DELETION_RATIO * inserted
-            and not self.drops_its_ties(o_gap)
-            and not self.moved_away(o_gap, new)
-            and not self.named_out(o_gap)
-            and not (closed_up and not new and self.only_elides)
-            and not self.inside_whole
-        ):
+        if self.deletes_unsaid(o_gap, new, closed_up):
             line = self.original.lines[o_gap[0].header].strip()
+            deleted = self.original.nonblank(o_gap)
             self.fail(
                 "unexplained_deletion", f"{deleted} original lines from {line!r} would be deleted", None
             )
             return None
         return ops
+
+    def deletes_unsaid(self, o_gap: list[Item], new: list[Item], closed_up: bool = False) -> bool:
+        """Writing `new` over `o_gap` deletes many more lines than it writes, and nothing says it is
+        meant (see `replace`)."""
+        deleted = self.original.nonblank(o_gap)
+        return (
+            deleted > MAX_SILENT_DELETION
+            and deleted > DELETION_RATIO * self.snippet.nonblank(new)
+            and not self.drops_its_ties(o_gap)
+            and not self.moved_away(o_gap, new)
+            and not self.named_out(o_gap)
+            and not (closed_up and not new and self.only_elides)
+            and not self.inside_whole
+        )
 
     def moved_away(self, o_gap: list[Item], new: list[Item]) -> bool:
         """Deleted code each of whose items the snippet shows elsewhere than in its place (`new`),
@@ -3991,6 +4066,12 @@ class Aligner:
         postgresql`, then `# ... rest unchanged ...`): its elided lines go on from there."""
         return self.shown_below(item) in self.snippet.markers
 
+    def marker_next_to(self, item: Item) -> bool:
+        """The next line shown below the item is a marker no deeper than its header: it elides what
+        follows the item at its depth, the clauses that continue it (`else:`) among them."""
+        below = self.shown_below(item)
+        return below in self.snippet.markers and len(leading(self.snippet.lines[below])) <= self.depth(item)
+
     def ends_snippet(self, item: Item) -> bool:
         """Nothing but blank lines follows the item in the snippet, not even a marker."""
         return self.shown_below(item) is None
@@ -4004,6 +4085,13 @@ class Aligner:
         """A block whose last line shown is a marker, at any depth, with no closer to end it."""
         chain = last_descendants(item)
         return chain[-1].marker and not any(block.closer for block in chain)
+
+    def elides_onward(self, s_item: Item, o_gap: list[Item]) -> bool:
+        """A block whose last line shown is a marker deep inside it (`# ... rest of the function
+        ...`), the next anchor right below it, and the original's items between them many more
+        than a deletion goes unsaid for (see `replace`): the marker elides those too, none is
+        deleted. Not in a snippet that only elides, where that deletion is all it can mean."""
+        return self.ends_open(s_item) and not self.only_elides and self.deletes_unsaid(o_gap, [])
 
     def marker_spans(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A block whose last line shown is a marker deep inside it that names each of the items

@@ -69,6 +69,7 @@ from apply_engine.markers import (
 from apply_engine.schemas import CopySpan, InsertSpan, MergeResult, Reason, Span, TextSpan, render_plan
 from apply_engine.structural_outline import (
     ACCESS_LABEL,
+    ATTRIBUTE,
     CONTINUATION,
     CONTINUED,
     INI_SECTION,
@@ -188,7 +189,7 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
             return ambiguous(language, "marker_without_neighbours", "markers but the original is empty")
         return finish(language, analysis, edit, [Insert(0, len(edit.lines), identity())], markers)
     resumed = resumed_strings(edit.lines, markers, analysis)
-    heads = string_heads(edit.lines, resumed, analysis)
+    heads = string_heads(edit.lines, resumed, analysis, markers)
     if heads:
         whole = StringHeads(heads, edit.lines, source.lines)
         ops, _ = plan_lines(analysis, whole.edit, whole.markers(markers), language)
@@ -464,17 +465,25 @@ def resumed_strings(lines: list[str], markers: set[int], original: "Analysis") -
     return [k for k in firsts if places[k] and all(j in side.strings for j in places[k])]
 
 
-def string_heads(lines: list[str], resumed: list[int], original: "Analysis") -> dict[int, tuple[int, int]]:
+def string_heads(
+    lines: list[str], resumed: list[int], original: "Analysis", markers: set[int]
+) -> dict[int, tuple[int, int]]:
     """The snippet lines of `resumed` (see resumed_strings) that resume a multi-line string of the
     original at one place, word for word: {k: (start, end)}, original lines [start, end) being the
-    line that opens the string's statement and the lines of it the snippet elides (StringHeads)."""
+    line that opens the string's statement and the lines of it the snippet elides (StringHeads).
+    A statement's first line the snippet shows above the marker (`class TracebackException:`, then
+    `# ... docstring unchanged ...`) is not put back: the head starts where the string opens."""
     heads = {}
     for k in resumed:
         places = original.side.where(normalize(lines[k]))
         if len(places) == 1 and original.source.lines[places[0]] == lines[k]:
             opener = original.side.string_opener(places[0])
             if opener is not None and opener < places[0]:
-                heads[k] = (statement_start(original.source.lines, opener), places[0])
+                start = statement_start(original.source.lines, opener)
+                above = next((j for j in range(k - 1, -1, -1) if lines[j].strip() and j not in markers), None)
+                if above is not None and normalize(lines[above]) == normalize(original.source.lines[start]):
+                    start = opener
+                heads[k] = (start, places[0])
     return heads
 
 
@@ -1288,6 +1297,8 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
         if first is None or above not in markers:
             continue
         line = edit.lines[first].strip()
+        if attributes_only(op, edit):
+            continue
         if PURE_CLOSER.match(line) or SQL_END.match(line):
             wraps = n > 0 and isinstance(ops[n - 1], Copy) and bool(ops[n - 1].indent)
             if not wraps and normalize(line) in copied_next(ops[n + 1 :], original):
@@ -1296,6 +1307,13 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
         if letters(line) >= MIN_ANCHOR_LETTERS and copied_once(normalize(line), original, copied) is not None:
             return line
     return None
+
+
+def attributes_only(op: Insert, edit: Source) -> bool:
+    """New lines that are all decorators or attributes (`@Override`, `[HttpGet("{id:int}")]`),
+    added above a declaration: the original may have them word for word above others, as it may
+    have any of them many times; no sign of its code shown out of place."""
+    return all(ATTRIBUTE.match(line.strip()) for line in edit.lines[op.start : op.end] if line.strip())
 
 
 def copied_once(line: str, original: Side, copied: list[Copy]) -> int | None:
@@ -1311,6 +1329,8 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
     copied = [op for op in ops if isinstance(op, Copy)]
     for op in ops:
         if not isinstance(op, Insert):
+            continue
+        if attributes_only(op, edit):
             continue
         lines = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
         shown = list(islice(lines, TWICE_RUN))

@@ -6937,3 +6937,169 @@ def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
     assert merged(original, snippet, language="java") == original.replace(
         "    long total", added + "    long total"
     )
+
+
+def test_a_body_marker_above_the_next_function_shown_keeps_the_many_lines_between() -> None:
+    """`# ... rest of the function ...` ending a body, the next function shown below it: closing
+    up, that would delete a whole function between them unsaid; the marker elides it too. One
+    short function between stays deleted, as its neighbours shown adjacent say."""
+    between = "def middle(b):\n" + "".join(f"    b = b + {k}\n" for k in range(10)) + "    return b\n\n\n"
+    original = (
+        "def first(a):\n    x = a + 1\n    y = x * 2\n    return y\n\n\n"
+        + between
+        + "def last(c):\n    return c\n"
+    )
+    snippet = (
+        "def first(a):\n    x = a + 2\n    # ... rest of the function ...\n\ndef last(c):\n    return c - 1\n"
+    )
+    expected = original.replace("a + 1", "a + 2").replace("return c\n", "return c - 1\n")
+    assert merged(original, snippet, language="python") == expected
+    short = original.replace(between, "def middle(b):\n    return b\n\n\n")
+    assert merged(short, snippet, language="python") == expected.replace(between, "")
+
+
+def test_a_condition_rewritten_over_the_same_body_is_an_edit_and_keeps_its_else() -> None:
+    """`if isinstance(longopts, str):` over `longopts = [longopts]`, where `if type(longopts) ==
+    type(""):` stands over that line: the condition rewritten, not a second check; the marker
+    below elides the `else:` that continues it."""
+    original = (
+        "def getopt(args, longopts=()):\n    opts = []\n"
+        '    if type(longopts) == type(""):\n        longopts = [longopts]\n'
+        "    else:\n        longopts = list(longopts)\n    return opts, longopts\n"
+    )
+    snippet = (
+        "def getopt(args, longopts=()):\n    opts = []\n    if isinstance(longopts, str):\n"
+        "        longopts = [longopts]\n    # ... rest unchanged ...\n"
+    )
+    expected = original.replace('type(longopts) == type("")', "isinstance(longopts, str)")
+    assert merged(original, snippet, language="python") == expected
+    # over another name, the same line is a second check
+    other = snippet.replace("isinstance(longopts, str)", "isinstance(args, str)")
+    assert merged(original, other, language="python") != expected.replace(
+        "isinstance(longopts", "isinstance(args"
+    )
+
+
+def test_a_call_of_a_new_helper_replaces_the_elided_lines_moved_into_it() -> None:
+    """The guard now the body of `def _check_prepared(self):`, and `self._check_prepared()` shown
+    below a marker where the guard stood: the call takes its place, blank lines and all."""
+    guard = (
+        '        if self._ready is None:\n            raise ValueError("prepare() must be called first")\n'
+    )
+    original = (
+        "class Sorter:\n    def prepare(self):\n        self._ready = []\n\n"
+        '    def get_ready(self):\n        """Return the ready nodes."""\n' + guard + "\n"
+        "        # hand them out\n        result = tuple(self._ready)\n        return result\n\n"
+        '    def done(self, node):\n        """Mark a node done."""\n'
+        + guard
+        + "        self._ready.remove(node)\n"
+    )
+    helper = "    def _check_prepared(self):\n" + guard + "\n"
+    snippet = (
+        "class Sorter:\n    def prepare(self):\n        self._ready = []\n\n"
+        + helper
+        + "    def get_ready(self):\n"
+        "        # ... docstring unchanged ...\n        self._check_prepared()\n\n"
+        "        # hand them out\n        # ... existing code ...\n\n    def done(self, node):\n"
+        "        # ... docstring unchanged ...\n        self._check_prepared()\n        self._ready.remove(node)\n"
+    )
+    expected = original.replace(guard, "        self._check_prepared()\n")
+    expected = expected.replace("    def get_ready", helper + "    def get_ready")
+    assert merged(original, snippet, language="python") == expected
+    # another call there: new beside the guard, which stays
+    traced = snippet.replace(
+        "self._check_prepared()\n        self._ready", "self._trace()\n        self._ready"
+    )
+    assert merged(original, traced, language="python").endswith(
+        guard + "        self._trace()\n        self._ready.remove(node)\n"
+    )
+
+
+def test_lines_shown_below_a_loop_that_restate_the_lines_after_it_edit_them() -> None:
+    """A marker, the end of a loop, then `self.print_topics(..., 15, self.width)` lines where
+    `self.print_topics(..., 15,80)` lines follow the loop below `self.stdout.write(...)`: shown
+    right below the loop, they edit those, and the line between them and the loop is deleted."""
+    original = (
+        "class Cmd:\n    def do_help(self, arg):\n        if arg:\n            self.show(arg)\n        else:\n"
+        "            names = self.get_names()\n            for name in names:\n"
+        "                if name.startswith('do_'):\n                    self.cmds.append(name)\n"
+        "                else:\n                    self.undoc.append(name)\n"
+        "            self.stdout.write(self.leader)\n"
+        "            self.print_topics(self.doc_header, self.cmds, 15,80)\n"
+        "            self.print_topics(self.undoc_header, self.undoc, 15,80)\n\n"
+        "    def finish(self):\n        pass\n"
+    )
+    snippet = (
+        "class Cmd:\n    def do_help(self, arg):\n        # ... existing code ...\n                else:\n"
+        "                    self.undoc.append(name)\n"
+        "            self.print_topics(self.doc_header, self.cmds, 15, self.width)\n"
+        "            self.print_topics(self.undoc_header, self.undoc, 15, self.width)\n\n    # ... existing code ...\n"
+    )
+    expected = original.replace("            self.stdout.write(self.leader)\n", "").replace(
+        "15,80", "15, self.width"
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_docstring_resumed_below_its_class_shown_above_the_marker_puts_back_only_its_head() -> None:
+    """`class Report:`, `# ... docstring unchanged ...`, then the docstring's last lines: the
+    elided head put back is the docstring's own, not the class line again (written twice, its
+    marker would be read as new code)."""
+    original = (
+        'import sys\n\n\nclass Report:\n    """A report ready for printing.\n\n    Attributes:\n\n'
+        '    - :attr:`title` The title.\n    - :attr:`rows` The rows.\n    """\n\n'
+        "    def __init__(self, title, rows):\n        self.title = title\n        self.rows = rows\n\n"
+        "    def format(self):\n        yield self.title\n"
+        + "".join(f"        yield self.rows[{k}]\n" for k in range(10))
+        + "\n"
+        "    def print(self, *, file=None):\n        if file is None:\n            file = sys.stderr\n"
+        "        for line in self.format():\n            print(line, file=file)\n"
+    )
+    snippet = (
+        'class Report:\n    # ... docstring unchanged ...\n    - :attr:`rows` The rows.\n    """\n\n'
+        "    default_file = None\n\n    def __init__(self, title, rows):\n        # ... existing code ...\n\n"
+        "    def print(self, *, file=None):\n        if file is None:\n            file = self.default_file or sys.stderr\n"
+        "        for line in self.format():\n            print(line, file=file)\n"
+    )
+    expected = original.replace(
+        '    """\n\n    def __init__', '    """\n\n    default_file = None\n\n    def __init__'
+    ).replace("file = sys.stderr", "file = self.default_file or sys.stderr")
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_an_annotation_added_after_a_marker_that_the_original_has_elsewhere_is_new() -> None:
+    """`@Override` (or a C# `[HttpGet("{id:int}")]` run) added above a method right after a
+    marker, where the original has the same line above another class's method: an annotation is
+    one of many, not that line shown out of its place."""
+    original = (
+        "public class Shapes {\n    static final class Circle {\n        double r;\n\n        @Override\n"
+        '        public String toString() {\n            return "circle " + r;\n        }\n    }\n\n'
+        "    static final class Square {\n        double side;\n\n        public String toString() {\n"
+        '            return "square " + side;\n        }\n    }\n}\n'
+    )
+    snippet = (
+        "public class Shapes {\n    // ... existing code ...\n    static final class Square {\n        // ... fields ...\n\n"
+        '        @Override\n        public String toString() {\n            return "square " + side;\n        }\n    }\n}\n'
+    )
+    expected = original.replace(
+        '        public String toString() {\n            return "square',
+        '        @Override\n        public String toString() {\n            return "square',
+    )
+    assert merged(original, snippet, language="java") == expected
+    attributes = '        [HttpGet("{id:int}")]\n        [ProducesResponseType(200)]\n        [ProducesResponseType(404)]\n'
+    original = (
+        "namespace Shop\n{\n    public class Products\n    {\n        private readonly Db _db;\n\n"
+        + attributes
+        + "        public Product GetById(int id)\n        {\n            return _db.Find(id);\n        }\n    }\n\n"
+        "    public class Categories\n    {\n        private readonly Db _db;\n\n"
+        "        public Category GetById(int id)\n        {\n            return _db.FindCategory(id);\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "    public class Categories\n    {\n        // ... fields ...\n\n"
+        + attributes
+        + "        public Category GetById(int id)\n        {\n            return _db.FindCategory(id);\n        }\n    }\n}\n"
+    )
+    expected = original.replace(
+        "        public Category GetById", attributes + "        public Category GetById"
+    )
+    assert merged(original, snippet, language="csharp") == expected
