@@ -987,7 +987,16 @@ class Aligner:
         s_lines, o_lines = self.snippet.normalized, self.original.normalized
         above = next((n for n in range(k - 1, -1, -1) if s_lines[n]), None)
         below = next((n for n in range(k + 1, len(s_lines)) if s_lines[n]), None)
-        o_above = next((o_lines[n] for n in range(j - 1, -1, -1) if o_lines[n]), None)
+        # (the comments above a declaration, left out where the snippet shows it, count for none)
+        skipped = above is not None and not COMMENT.match(s_lines[above])
+        o_above = next(
+            (
+                o_lines[n]
+                for n in range(j - 1, -1, -1)
+                if o_lines[n] and not (skipped and COMMENT.match(o_lines[n]))
+            ),
+            None,
+        )
         o_below = next((o_lines[n] for n in range(j + 1, len(o_lines)) if o_lines[n]), None)
         markers = self.snippet.markers
         return (above is not None and above not in markers and s_lines[above] == o_above) or (

@@ -7103,3 +7103,21 @@ def test_an_annotation_added_after_a_marker_that_the_original_has_elsewhere_is_n
         "        public Category GetById", attributes + "        public Category GetById"
     )
     assert merged(original, snippet, language="csharp") == expected
+
+
+def test_a_block_shared_by_two_found_by_its_class_whose_comment_the_snippet_leaves_out() -> None:
+    """`module CRM` twice in the file; the snippet shows the first one's `class ContactMerger`
+    without the comment above it: that line tells the modules apart all the same."""
+    original = (
+        "module CRM\n  # Merges duplicate contacts.\n  class ContactMerger\n    LIMIT = 10\n\n    def merge(a, b)\n"
+        "      authorize!(a, b)\n      a.absorb(b)\n    end\n  end\nend\n\n"
+        "module CRM\n  class ContactMergeJob\n    def perform(id)\n      run(id)\n    end\n  end\nend\n"
+    )
+    snippet = (
+        "module CRM\n  class ContactMerger\n    # ...\n\n    def merge(a, b)\n"
+        '      raise MergeError, "cannot merge a contact into itself" if a.id == b.id\n'
+        "      authorize!(a, b)\n      # ...\n    end\n  end\nend\n"
+    )
+    guard = '      raise MergeError, "cannot merge a contact into itself" if a.id == b.id\n'
+    expected = original.replace("      authorize!", guard + "      authorize!")
+    assert merged(original, snippet, language="ruby") == expected
