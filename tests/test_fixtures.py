@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 99 blind sets of everyday edits: 71.1% blind, 85.6% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 101 blind sets of everyday edits: 71.4% blind, 86.0% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -212,6 +212,8 @@ KNOWN_WRONG: dict[str, str] = {
     "the elided line above it the same for `public`: read as added (a negative, merged)",
     "everyday/s99-28-rust-sync-copy-else": "`let bytes = fs::copy(...)` shown where `fs::copy(...)` stood: "
     "written above it, the original kept",
+    "everyday/s100-07-py-sync-worker-finally-release": "a `try:` whose body is a marker, then its last "
+    "`except` and a new `finally`: the `except` between is deleted by closing up (the convention question)",
 }
 
 
