@@ -186,6 +186,11 @@ STATEMENT_CALL = re.compile(
 MIN_CALL_LETTERS = 12  # of a call two statements make alike, to tell them edit and original
 CONTINUED = re.compile(r"\s*(;|,|&&|\|\||\+|\band|\bor|\\)$")  # what ends a line the next one continues
 LINE_UNSURE_SIMILARITY = 0.75  # the same for two unnamed lines of one kind (`CMD [...]`, `print(...)`)
+# a declaration or assignment that binds a statement's value: `let mut n = `, `err := `, `const r = await `
+VALUE_BOUND = re.compile(
+    r"(?:(?:let|const|var|val|auto|final)\s+)?(?:mut\s+)?[A-Za-z_$][\w$]*(?:\s*:\s*[\w<>\[\], ]+)?"
+    r"\s*:?=\s*(?:await\s+|try\s+)?"
+)
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
 MIN_CALLED_NAME = 3  # letters of a new function's name, to tell a call of it (see Aligner.extracted)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -558,6 +563,13 @@ def outside_brackets(line: str) -> str:
         if bare == line:
             return line
         line = bare
+
+
+def bound_now(text: str, other: str) -> bool:
+    """`text` is the statement `other` with its value bound to a name (`let bytes = `, `err := `,
+    `const res = await `): the same statement, its result now kept."""
+    found = VALUE_BOUND.match(text)
+    return found is not None and text[found.end() :] == other and letters(other) >= MIN_CALL_LETTERS
 
 
 def statement_call(line: str) -> str | None:
@@ -3066,6 +3078,8 @@ class Aligner:
             return True  # the original's item itself (a YAML `---` next to an anchor)
         if self.edits_line(s_item, o_item):
             return True
+        if bound_now(s_text, o_text) or bound_now(o_text, s_text):
+            return True  # `let bytes = fs::copy(...)?;` where `fs::copy(...)?;` stands: its result kept
         if bound_names(s_text) & bound_names(o_text):
             return True  # `export { a, b }` where `export { a }` stands: new, it would bind `a` twice
         imported, o_imported = path_import(s_text), path_import(o_text)

@@ -210,8 +210,6 @@ KNOWN_WRONG: dict[str, str] = {
     "the elided line above it the same call for v1: read as added (a negative, merged)",
     "everyday/s99-09-javascript-express-static-neg": "an `express.static` line for `dist` after a marker, "
     "the elided line above it the same for `public`: read as added (a negative, merged)",
-    "everyday/s99-28-rust-sync-copy-else": "`let bytes = fs::copy(...)` shown where `fs::copy(...)` stood: "
-    "written above it, the original kept",
     "everyday/s100-07-py-sync-worker-finally-release": "a `try:` whose body is a marker, then its last "
     "`except` and a new `finally`: the `except` between is deleted by closing up (the convention question)",
 }

@@ -7121,3 +7121,22 @@ def test_a_block_shared_by_two_found_by_its_class_whose_comment_the_snippet_leav
     guard = '      raise MergeError, "cannot merge a contact into itself" if a.id == b.id\n'
     expected = original.replace("      authorize!", guard + "      authorize!")
     assert merged(original, snippet, language="ruby") == expected
+
+
+def test_a_statement_shown_with_its_value_now_bound_is_an_edit_of_it() -> None:
+    """`let bytes = fs::copy(&src, &dst)?;` below a marker where `fs::copy(&src, &dst)?;` stands:
+    its result now kept, the same statement edited, not a second copy above it."""
+    original = (
+        "fn copy_one(src: &Path, dst: &Path) -> Result<()> {\n    fs::create_dir_all(dst.parent().unwrap())?;\n"
+        '    fs::copy(src, dst)\n        .with_context(|| format!("copying {}", src.display()))?;\n'
+        "    progress.inc(1);\n    Ok(())\n}\n"
+    )
+    snippet = (
+        "fn copy_one(src: &Path, dst: &Path) -> Result<()> {\n    // ... existing code ...\n"
+        '    let bytes = fs::copy(src, dst)\n        .with_context(|| format!("copying {}", src.display()))?;\n'
+        '    progress.inc(1);\n    log::debug!("copied {bytes} bytes");\n    Ok(())\n}\n'
+    )
+    expected = original.replace("    fs::copy(src", "    let bytes = fs::copy(src").replace(
+        "    progress.inc(1);\n", '    progress.inc(1);\n    log::debug!("copied {bytes} bytes");\n'
+    )
+    assert merged(original, snippet, language="rust") == expected
