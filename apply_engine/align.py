@@ -916,6 +916,16 @@ class Aligner:
         def operands_added(s: int, o: int) -> bool:
             return self.operands_added(s_items[s], o_items[o])
 
+        def edited_statement(s: int, o: int) -> bool:  # no declaration: the same kind, much alike
+            s_item, o_item = s_items[s], o_items[o]
+            s_header, o_header = (
+                self.snippet.normalized[s_item.header],
+                self.original.normalized[o_item.header],
+            )
+            unnamed = self.snippet.key(s_item) == s_header and self.original.key(o_item) == o_header
+            same_kind = s_header.split()[:1] == o_header.split()[:1]
+            return unnamed and same_kind and similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY
+
         def not_paired(s: int, o: int) -> bool:  # an original not paired yet
             return o not in {paired for _, paired in pairs}
 
@@ -937,6 +947,7 @@ class Aligner:
             (self.elided_condition_of, extended),  # the same over a body all elided
             (self.first_operand_of, operands_added),  # a condition with an operand more or less
             (self.decorator_of, None),  # a decorator shown alone, a marker for the rest of its item
+            (self.comment_above_of, edited_statement),  # a statement under its comment, edited
             (self.unguarded_arm_of, not_paired),  # a match arm, a guard added or dropped
             (self.name_and_parameters_of, not_paired),  # a method with another return type
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
@@ -1139,6 +1150,16 @@ class Aligner:
         """The same body under a condition with an operand more or less."""
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
         return body(self.snippet, s_item) == body(self.original, o_item) and operand_more(s_header, o_header)
+
+    @staticmethod
+    def comment_above_of(side: Side, item: Item) -> str | None:
+        """An item by the comment lines right above it, when they tell one place from another
+        (`// Open a tcp connection to the proxy.` over an edited `if hconn, err = net.Dial(...)`)."""
+        above = side.normalized[item.start : item.header]
+        if not above or not all(COMMENT.match(line) for line in above if line):
+            return None
+        text = "\n".join(line for line in above if line)
+        return f"C{text}" if letters(text) >= MIN_INNER_LETTERS else None
 
     def decorator_of(self, side: Side, item: Item) -> str | None:
         """An original item by the first line of its decorators (`@PostMapping("/{id}")`); a

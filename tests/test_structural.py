@@ -7140,3 +7140,23 @@ def test_a_statement_shown_with_its_value_now_bound_is_an_edit_of_it() -> None:
         "    progress.inc(1);\n", '    progress.inc(1);\n    log::debug!("copied {bytes} bytes");\n'
     )
     assert merged(original, snippet, language="rust") == expected
+
+
+def test_a_statement_edited_under_its_comment_is_found_by_that_comment() -> None:
+    """`// Open a tcp connection to the proxy.` over `if hconn, err = net.DialTimeout(...)` where
+    that comment stands over `net.Dial(...)`, between two markers: the comment tells the place,
+    and the statement under it is edited. Four `return` bodies alike say nothing."""
+    original = (
+        "func (c *Client) connect() (conn net.Conn, err error) {\n\taddr := c.addr()\n"
+        "\tif err = c.check(addr); err != nil {\n\t\treturn\n\t}\n\n"
+        '\t// Open a tcp connection to the proxy.\n\tif conn, err = net.Dial("tcp", addr); err != nil {\n\t\treturn\n\t}\n\n'
+        "\tif err = c.verify(conn); err != nil {\n\t\treturn\n\t}\n\treturn conn, nil\n}\n"
+    )
+    snippet = (
+        "func (c *Client) connect() (conn net.Conn, err error) {\n\t// ... existing code ...\n\n"
+        "\t// Open a tcp connection to the proxy.\n"
+        '\tif conn, err = net.DialTimeout("tcp", addr, 5*time.Second); err != nil {\n\t\treturn\n\t}\n\n'
+        "\t// ... existing code ...\n}\n"
+    )
+    expected = original.replace('net.Dial("tcp", addr)', 'net.DialTimeout("tcp", addr, 5*time.Second)')
+    assert merged(original, snippet, language="go") == expected
