@@ -191,6 +191,7 @@ VALUE_BOUND = re.compile(
     r"(?:(?:let|const|var|val|auto|final)\s+)?(?:mut\s+)?[A-Za-z_$][\w$]*(?:\s*:\s*[\w<>\[\], ]+)?"
     r"\s*:?=\s*(?:await\s+|try\s+)?"
 )
+SIGNATURE_QUALIFIERS = re.compile(r"(?<=\))(?:\s+(?:throws|rethrows|async|const|noexcept|override|final))+$")
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
 MIN_CALLED_NAME = 3  # letters of a new function's name, to tell a call of it (see Aligner.extracted)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -1110,10 +1111,12 @@ class Aligner:
 
     @staticmethod
     def header_of(side: Side, item: Item) -> str | None:
-        """A header line with its whole parameter list (`int total(Order o, int d) {`); None for any
+        """A header line with its whole parameter list (`int total(Order o, int d) {`, `init(from
+        decoder: Decoder) throws {`); None for any
         other line (`app.use(`, `{`), which is no anchor by itself."""
         line = side.normalized[item.header]
         text = line.rstrip("{: ")  # `int total(Order o, int d) {`, `def f(x):`
+        text = SIGNATURE_QUALIFIERS.sub("", text)  # `init(from decoder: Decoder) throws {`
         paren = text.find("(")
         if paren > 0 and text.endswith(")") and ends_with_name(text, paren) and NAME.search(text[paren:]):
             return line

@@ -7160,3 +7160,45 @@ def test_a_statement_edited_under_its_comment_is_found_by_that_comment() -> None
     )
     expected = original.replace('net.Dial("tcp", addr)', 'net.DialTimeout("tcp", addr, 5*time.Second)')
     assert merged(original, snippet, language="go") == expected
+
+
+def test_two_initialisers_are_told_apart_by_their_headers_qualifiers_and_all() -> None:
+    """Two Swift `init`s, one `init(` over a parameter list of several lines, one `init(from
+    decoder: Decoder) throws {`: that header, `throws` and all, tells its `init` from the other,
+    so the lines added in each go where they are shown."""
+    original = (
+        "struct Episode: Codable {\n    var title: String\n    var duration: Double\n\n"
+        "    enum CodingKeys: String, CodingKey {\n        case title\n        case duration\n    }\n\n"
+        "    init(\n        title: String,\n        duration: Double\n    ) {\n"
+        "        self.title = title\n        self.duration = duration\n    }\n\n"
+        "    init(from decoder: Decoder) throws {\n        let container = try decoder.container(keyedBy: CodingKeys.self)\n"
+        "        title = try container.decode(String.self, forKey: .title)\n"
+        "        duration = try container.decode(Double.self, forKey: .duration)\n    }\n\n"
+        "    func encode(to encoder: Encoder) throws {\n        var container = encoder.container(keyedBy: CodingKeys.self)\n"
+        "        try container.encode(title, forKey: .title)\n        try container.encode(duration, forKey: .duration)\n    }\n}\n"
+    )
+    snippet = (
+        "struct Episode: Codable {\n    // ...\n\n    enum CodingKeys: String, CodingKey {\n        // ...\n        case duration\n        case artwork\n    }\n\n"
+        "    init(\n        // ...\n        duration: Double,\n"
+        "        artwork: URL? = nil\n    ) {\n        // ...\n        self.duration = duration\n"
+        "        self.artwork = artwork\n    }\n\n    init(from decoder: Decoder) throws {\n        // ...\n"
+        "        duration = try container.decode(Double.self, forKey: .duration)\n"
+        "        artwork = try container.decodeIfPresent(URL.self, forKey: .artwork)\n    }\n\n"
+        "    func encode(to encoder: Encoder) throws {\n        // ...\n        try container.encode(duration, forKey: .duration)\n"
+        "        try container.encodeIfPresent(artwork, forKey: .artwork)\n    }\n}\n"
+    )
+    artwork = "        artwork = try container.decodeIfPresent(URL.self, forKey: .artwork)\n"
+    expected = (
+        original.replace("        case duration\n", "        case duration\n        case artwork\n")
+        .replace("        duration: Double\n", "        duration: Double,\n        artwork: URL? = nil\n")
+        .replace(
+            "        self.duration = duration\n",
+            "        self.duration = duration\n        self.artwork = artwork\n",
+        )
+        .replace("forKey: .duration)\n    }\n\n", "forKey: .duration)\n" + artwork + "    }\n\n")
+        .replace(
+            "encode(duration, forKey: .duration)\n",
+            "encode(duration, forKey: .duration)\n        try container.encodeIfPresent(artwork, forKey: .artwork)\n",
+        )
+    )
+    assert merged(original, snippet, language="swift") == expected
