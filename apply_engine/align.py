@@ -192,6 +192,8 @@ VALUE_BOUND = re.compile(
     r"\s*:?=\s*(?:await\s+|try\s+)?"
 )
 SIGNATURE_QUALIFIERS = re.compile(r"(?<=\))(?:\s+(?:throws|rethrows|async|const|noexcept|override|final))+$")
+DEPRECATED = re.compile(r"deprecat|obsolete|legacy", re.IGNORECASE)  # see Aligner.deprecated
+DEPRECATION_LINES = 3  # a declaration's lines from its header on that may say it (a docstring's first)
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
 MIN_CALLED_NAME = 3  # letters of a new function's name, to tell a call of it (see Aligner.extracted)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -710,11 +712,46 @@ class Aligner:
         self.snippet_unit, self.original_unit = units
         self.reasons: list[Reason] = []
         self.crossed: list[tuple[Item, Item, bool]] = []  # pairs out of order, not aligned; tied?
+        self.open_gaps: list[list[Item]] = []  # original items right after a block ending in a marker
         self.inside_whole = 0  # how many blocks shown whole the items aligned now stand in (see `pair`)
         self.after_replaced = False  # the item paired now follows new code that replaced the original's
 
     def fail(self, code: str, message: str, item: Item | None = None) -> None:
         self.reasons.append(Reason(code, message, None if item is None else item.header + 1))
+
+    def loses_last_use(self, ops: list[Op]) -> bool:
+        """A declaration right after a block that ends in a marker, the next anchor right below it
+        (elided by that marker, or deleted by closing up: see `elides_onward`), kept by the plan,
+        whose name the original uses elsewhere and the plan's file nowhere else: the edit took its
+        last use (a helper inlined, a wrapper made redundant), so a reader cannot tell whether it
+        is kept or meant to go with it (the reason is recorded). Deleted with its last use, it is
+        gone as a whole."""
+        if not self.open_gaps:
+            return False
+        copied = [k for op in ops if isinstance(op, Copy) for k in range(op.start, op.end)]
+        inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
+        for o_gap in self.open_gaps:
+            lo, hi = o_gap[0].start, o_gap[-1].end
+            before = "\n".join(line for k, line in enumerate(self.original.lines) if not lo <= k < hi)
+            after = "\n".join(
+                [
+                    *(self.original.lines[k] for k in copied if not lo <= k < hi),
+                    *(self.snippet.lines[k] for k in inserted),
+                ]
+            )
+            for item in o_gap:
+                if not any(isinstance(op, Copy) and op.start <= item.header < op.end for op in ops):
+                    continue  # deleted
+                declared = None if item.marker else NAME.findall(self.original.key(item))
+                if not declared or self.original.key(item) == self.original.normalized[item.header]:
+                    continue  # no declaration
+                name = whole_word(declared[-1])
+                if name.search(before) and not name.search(after):
+                    self.fail(
+                        "elided_or_deleted", f"{declared[-1]!r} loses its last use: kept, or deleted?", item
+                    )
+                    return True
+        return False
 
     def moved(self, ops: list[Op]) -> list[Op] | None:
         """`ops` without the original copy of each function or class that the snippet shows out of
@@ -1422,6 +1459,14 @@ class Aligner:
                 and not self.ends_open(s_items[sa])
             )
             o_gap = o_items[oa + 1 : ob]
+            if (
+                o_gap
+                and not s_gap
+                and sa >= 0
+                and edge != "tail"
+                and last_descendants(s_items[sa])[-1].marker
+            ):
+                self.open_gaps.append(o_gap)  # elided or deleted, by the reading chosen below
             if (
                 not s_gap
                 and sa >= 0
@@ -3174,7 +3219,13 @@ class Aligner:
             return True
         if s_header == o_header and any(child.marker for child in s_item.children):
             return True  # it elides part of itself, so it is not new: the block of its kind there
+        chain = self.clauses(self.original, o_item)
+        if chain and not self.clauses(self.snippet, s_item) and self.marker_next_to(s_item):
+            # (the clauses after it elided by the marker below: alike or not by its first branch)
+            o_text = "\n".join(filter(None, self.original.normalized[o_item.start : chain[0].start]))
         alike = similarity(s_text, o_text)
+        if s_word[0] in CONDITIONS and operand_more(s_header, o_header) and alike >= BLOCK_UNSURE_SIMILARITY:
+            return True  # `if not line or line.startswith('#'):` where `if not line:` stands
         if not s_item.children:
             if attributes_added(s_header, o_header):
                 return True
@@ -3693,7 +3744,7 @@ class Aligner:
             and not self.drops_its_ties(o_gap)
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
-            and not (closed_up and not new and self.only_elides)
+            and not (closed_up and not new and (self.only_elides or self.deprecated(o_gap)))
             and not self.inside_whole
         )
 
@@ -3729,6 +3780,38 @@ class Aligner:
             ):
                 return False
         return bool(named)
+
+    def deprecated(self, o_gap: list[Item]) -> bool:
+        """Code each of whose items says above or in its first lines that it is deprecated
+        (`@deprecated`, `[Obsolete]`, `#[deprecated]`, `// Deprecated: ...`, a `legacy` name):
+        shown closed up, whole neighbours adjacent, its deletion is meant."""
+        lines = self.original.normalized
+        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        return (
+            bool(named)
+            and all(
+                any(DEPRECATED.search(line) for line in lines[item.start : item.header + DEPRECATION_LINES])
+                for item in named
+            )
+            and not self.keeps_its_ties(o_gap)
+        )
+
+    def keeps_its_ties(self, o_gap: list[Item]) -> bool:
+        """An import the snippet shows kept whose names only the code in `o_gap` uses (`import
+        warnings` above a shown function, the deleted one the only that warned): that code may
+        have been left out by mistake."""
+        lines = self.original.normalized
+        lo, hi = o_gap[0].start, o_gap[-1].end
+        inside = "\n".join(lines[lo:hi])
+        rest = "\n".join(
+            line for k, line in enumerate(lines) if not lo <= k < hi and not IMPORT_LINE.match(line)
+        )
+        for line in set(self.snippet.normalized) & set(lines):
+            if IMPORT_LINE.match(line):
+                names = [whole_word(name) for name in set(NAME.findall(line)) - IMPORT_WORDS]
+                if any(name.search(inside) and not name.search(rest) for name in names):
+                    return True
+        return False
 
     def drops_its_ties(self, o_gap: list[Item]) -> bool:
         """Deleted code tied by a name to a line elsewhere that the snippet deletes too: its own
@@ -4138,7 +4221,8 @@ class Aligner:
         ...`), the next anchor right below it, and the original's items between them many more
         than a deletion goes unsaid for (see `replace`): the marker elides those too, none is
         deleted. Not in a snippet that only elides, where that deletion is all it can mean."""
-        return self.ends_open(s_item) and not self.only_elides and self.deletes_unsaid(o_gap, [])
+        elided_last = last_descendants(s_item)[-1].marker  # its closer shown or not
+        return elided_last and not self.only_elides and self.deletes_unsaid(o_gap, [])
 
     def marker_spans(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A block whose last line shown is a marker deep inside it that names each of the items

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from itertools import accumulate, islice, pairwise, takewhile
+from itertools import accumulate, dropwhile, islice, pairwise, takewhile
 from operator import add
 
 from apply_engine.align import (
@@ -634,9 +634,12 @@ def plan_lines(
     apart = bool(shown) and any(item.marker for item in s_tree[shown[0] : shown[-1]])
     deferred: list[Reason] = []
     for attempt in attempts:
+        aligner.open_gaps = []
         ops = attempt(o_tree, s_tree, aligner, len(source.lines))
         if ops is not None:
             ops = aligner.moved(ops)
+        if ops is not None and aligner.loses_last_use(ops):
+            ops = None
         if ops is not None:
             return ops, []
         codes = {reason.code for reason in aligner.reasons}
@@ -1333,7 +1336,8 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
         if attributes_only(op, edit):
             continue
         lines = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
-        shown = list(islice(lines, TWICE_RUN))
+        # (closers first, `}` of the block above it, say nothing: the run starts after them)
+        shown = list(islice(dropwhile(PURE_CLOSER.match, lines), TWICE_RUN))
         if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
             continue
         at = copied_once(shown[0], original, copied)

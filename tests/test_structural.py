@@ -7202,3 +7202,94 @@ def test_two_initialisers_are_told_apart_by_their_headers_qualifiers_and_all() -
         )
     )
     assert merged(original, snippet, language="swift") == expected
+
+
+def test_a_condition_with_an_operand_more_is_an_edit_of_the_first_branch_of_its_chain() -> None:
+    """`if not line or line.startswith('#'):` over a marker that elides the `elif`s after it,
+    where `if not line:` heads that chain: its condition and branch edited, the chain kept; not
+    a second check above the first."""
+    original = (
+        "class Cmd:\n    def parseline(self, line):\n        line = line.strip()\n        if not line:\n"
+        "            return None, None, line\n        elif line[0] == '?':\n            line = 'help ' + line[1:]\n"
+        "        elif line[0] == '!':\n            line = 'shell ' + line[1:]\n        return line.split(None, 1)\n"
+    )
+    snippet = (
+        "class Cmd:\n    def parseline(self, line):\n        line = line.strip()\n"
+        "        if not line or line.startswith('#'):\n            return None, None, ''\n        # ... existing code ...\n"
+    )
+    expected = original.replace(
+        "        if not line:\n            return None, None, line\n",
+        "        if not line or line.startswith('#'):\n            return None, None, ''\n",
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_deprecated_function_between_whole_neighbours_shown_adjacent_is_deleted() -> None:
+    """Two methods shown whole and adjacent where the original has a ten-line `@deprecated` one
+    between them: a deletion that long goes unsaid no more, its deprecation saying it is meant.
+    The same method not marked deprecated stays ambiguous."""
+    legacy = (
+        "    /** @deprecated promo codes were replaced by coupons. */\n"
+        "    public Cart applyLegacyPromo(String cartId, String promo) {\n"
+        + "".join(f'        log.warn("legacy promo {k}");\n' for k in range(8))
+        + "        return apply(cartId, promo);\n    }\n\n"
+    )
+    original = (
+        "public class Carts {\n    public Cart apply(String cartId, String code) {\n        return find(cartId).with(code);\n    }\n\n"
+        + legacy
+        + "    public void clear(String cartId) {\n        find(cartId).clear();\n    }\n}\n"
+    )
+    snippet = (
+        "public class Carts {\n    public Cart apply(String cartId, String code) {\n        return find(cartId).with(code);\n    }\n\n"
+        '    public void clear(String cartId) {\n        find(cartId).clear();\n        log.info("cleared");\n    }\n}\n'
+    )
+    expected = original.replace(legacy, "").replace("clear();\n", 'clear();\n        log.info("cleared");\n')
+    assert merged(original, snippet, language="java") == expected
+    plain = original.replace("    /** @deprecated promo codes were replaced by coupons. */\n", "")
+    plain = plain.replace("applyLegacyPromo", "applyPromo").replace("legacy promo", "promo")
+    assert ambiguous(plain, snippet, language="java").reasons[0].code == "unexplained_deletion"
+
+
+def test_a_body_marker_above_its_shown_closer_keeps_the_many_lines_to_the_next_function() -> None:
+    """`// ... existing code ...` ending a body, its `}` shown, then the next function: the
+    many lines between are elided too, as where no closer is shown."""
+    between = "function middle(b) {\n" + "".join(f"  b += {k};\n" for k in range(10)) + "  return b;\n}\n\n"
+    original = (
+        "function first(a) {\n  const x = a + 1;\n  return x * 2;\n}\n\n"
+        + between
+        + "function last(c) {\n  return c;\n}\n"
+    )
+    snippet = "function first(a) {\n  const x = a + 2;\n  // ... existing code ...\n}\n\nfunction last(c) {\n  return c - 1;\n}\n"
+    expected = original.replace("a + 1", "a + 2").replace("return c;", "return c - 1;")
+    assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_function_kept_between_a_body_marker_and_the_next_one_that_lost_its_last_use_is_ambiguous() -> None:
+    """`_format_currency` between a function that ends in a marker and the next shown one, kept
+    as elided, while the edit shown rewrites its one call inline: kept dead, or deleted with its
+    use? Refused. Still called elsewhere, it is kept."""
+    helper = (
+        "def _format_currency(amount, currency):\n"
+        + "".join(f"    amount = round(amount, {k})\n" for k in range(9))
+        + '    return f"{amount} {currency}"\n\n\n'
+    )
+    original = (
+        "def build_rows(invoices):\n    rows = []\n    for inv in invoices:\n"
+        "        rows.append(_format_currency(inv.net, inv.currency))\n    return rows\n\n\n"
+        + helper
+        + "def write_csv(rows, path):\n    with open(path, 'w') as f:\n        f.writelines(rows)\n"
+    )
+    snippet = (
+        "def build_rows(invoices):\n    rows = []\n    for inv in invoices:\n"
+        '        rows.append(f"{inv.net:.2f} {inv.currency}")\n    # ... rest of the function ...\n\n\n'
+        "def write_csv(rows, path):\n    with open(path, 'w', encoding='utf-8') as f:\n        f.writelines(rows)\n"
+    )
+    result = merge(original, snippet, language="python")
+    assert result.status == "ambiguous" and result.reasons[0].code == "elided_or_deleted"
+    used = original + "\n\ndef total(inv):\n    return _format_currency(inv.gross, inv.currency)\n"
+    assert "def _format_currency" in merged(used, snippet, language="python")
+    # short, so deleted by closing up, and gone with its last use: a whole
+    short = original.replace(
+        helper, 'def _format_currency(amount, currency):\n    return f"{amount} {currency}"\n\n\n'
+    )
+    assert "_format_currency" not in merged(short, snippet, language="python")
