@@ -1474,6 +1474,7 @@ class Aligner:
                 and (
                     self.marker_spans(s_items[sa], o_gap)
                     or self.elides_onward(s_items[sa], o_gap)
+                    or self.registers(s_items[sa], o_gap)
                     or self.comments_after_marker(s_items[sa], o_gap)
                     or self.comment_cut_short(o_items[oa], o_gap)
                 )
@@ -4223,6 +4224,22 @@ class Aligner:
         deleted. Not in a snippet that only elides, where that deletion is all it can mean."""
         elided_last = last_descendants(s_item)[-1].marker  # its closer shown or not
         return elided_last and not self.only_elides and self.deletes_unsaid(o_gap, [])
+
+    def registers(self, s_item: Item, o_gap: list[Item]) -> bool:
+        """A function shown ending in a marker, then the next anchor, where the original has only
+        lines that name that function between them (`tests.append(test_rgb)` below `def
+        test_rgb`): its registration goes with the function the marker keeps, not deleted."""
+        if not o_gap or not last_descendants(s_item)[-1].marker:
+            return False
+        declared = NAME.findall(self.snippet.key(s_item))
+        if not declared or not self.is_function(s_item):
+            return False
+        name = whole_word(declared[-1])
+        lines = self.original.normalized
+        return all(
+            not item.nested and any(name.search(line) for line in lines[item.header : item.end])
+            for item in o_gap
+        )
 
     def marker_spans(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A block whose last line shown is a marker deep inside it that names each of the items

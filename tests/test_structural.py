@@ -7293,3 +7293,22 @@ def test_a_function_kept_between_a_body_marker_and_the_next_one_that_lost_its_la
         helper, 'def _format_currency(amount, currency):\n    return f"{amount} {currency}"\n\n\n'
     )
     assert "_format_currency" not in merged(short, snippet, language="python")
+
+
+def test_a_function_ending_in_a_marker_keeps_the_line_below_it_that_registers_it() -> None:
+    """`def test_rgb` shown with its body a marker, then `def test_pbm`: `tests.append(test_rgb)`
+    between them goes with the function the marker keeps, not deleted by closing up. A line
+    between that names another function is deleted so, as before."""
+    original = (
+        "tests = []\n\ndef test_rgb(h, f):\n    if h.startswith(b'\\001\\332'):\n        return 'rgb'\n\n"
+        "tests.append(test_rgb)\n\ndef test_pbm(h, f):\n    if h[:2] == b'P1':\n        return 'pbm'\n\n"
+        "tests.append(test_pbm)\n"
+    )
+    snippet = (
+        "# ... existing code ...\n\ndef test_rgb(h, f):\n    # ... unchanged ...\n\n"
+        "def test_pbm(h, f):\n    if h[:2] in (b'P1', b'P4'):\n        return 'pbm'\n\n# ... existing code ...\n"
+    )
+    expected = original.replace("if h[:2] == b'P1':", "if h[:2] in (b'P1', b'P4'):")
+    assert merged(original, snippet, language="python") == expected
+    other = original.replace("tests.append(test_rgb)", "tests.append(test_gif)")
+    assert "test_gif" not in merged(other, snippet, language="python")
