@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 101 blind sets of everyday edits: 71.4% blind, 86.0% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 103 blind sets of everyday edits: 71.4% blind, 86.3% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -212,6 +212,26 @@ KNOWN_WRONG: dict[str, str] = {
     "the elided line above it the same for `public`: read as added (a negative, merged)",
     "everyday/s100-07-py-sync-worker-finally-release": "a `try:` whose body is a marker, then its last "
     "`except` and a new `finally`: the `except` between is deleted by closing up (the convention question)",
+    "everyday/s103-07-python-export-inlined-currency-helper": "a helper between a body ending in a marker "
+    "and the next function, its one call inlined: deleted by closing up, with its use (a negative, merged)",
+    "everyday/s103-08-python-session-load-touch-flag": "`peek()` between a body ending in a marker and "
+    "`load()`, which now does its job: deleted by closing up (a negative, merged)",
+    "everyday/s103-15-typescript-config-closed-brace-gap": "a small exported function between a body's "
+    "marker and closer and the next function: deleted by closing up (a negative, merged)",
+    "everyday/s103-16-typescript-http-request-options": "a wrapper between a body ending in a marker and "
+    "the function it wraps, now redundant: kept as elided (a negative, merged)",
+    "everyday/s103-21-go-userstore-update-last-login": "a method made redundant by the edit above it, "
+    "between a body ending in a marker and the next one: kept as elided (a negative, merged)",
+    "everyday/s103-26-java-orders-format-total-overloads": "a third overload shown after a marker where "
+    "two stand: read as an edit of the one there (a negative, merged)",
+    "everyday/s103-27-java-tokens-verify-revoke-gap": "an unused method between a body's marker and "
+    "closer and the next method: deleted by closing up (a negative, merged)",
+    "everyday/s103-30-csharp-inventory-reserve-request": "a legacy region between a body ending in a "
+    "marker and the method it wraps: kept as elided (a negative, merged)",
+    "everyday/s103-33-rust-queue-priority-batch-tests": "an outdated test between a test ending in a "
+    "marker and the next one: kept as elided (a negative, merged)",
+    "everyday/s103-36-ruby-account-inline-email-normalizing": "a helper whose last call is inlined, "
+    "between a body ending in a marker and the next method: kept by the hunk reader (a negative, merged)",
 }
 
 
