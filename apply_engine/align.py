@@ -2995,7 +2995,13 @@ class Aligner:
     def pairs(self, o_items: list[Item], s_items: list[Item], shown: bool = True) -> list[Op] | None:
         ops: list[Op] = []
         for n, (s_item, o_item) in enumerate(zip(s_items, o_items, strict=False)):
-            paired = self.pair(o_item, s_item, shown or n > 0, chain_elided=self.marker_next_to(s_item))
+            below = self.shown_below(s_item)
+            deeper = below in self.snippet.markers and len(leading(self.snippet.lines[below])) > self.depth(
+                s_item
+            )
+            paired = self.pair(
+                o_item, s_item, shown or n > 0, tail_elided=deeper, chain_elided=self.marker_next_to(s_item)
+            )
             if paired is None:
                 return None
             ops += paired
@@ -3717,7 +3723,10 @@ class Aligner:
             return None
         s_item, o_item = new[eliding[0]], o_gap[0]
         s_header, o_header = self.snippet.normalized[s_item.header], self.original.normalized[o_item.header]
-        return eliding[0] if similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY else None
+        alike = similarity(s_header, o_header) >= BLOCK_UNSURE_SIMILARITY or self.condition_rewritten(
+            s_item, o_item
+        )
+        return eliding[0] if alike else None
 
     def replace(
         self, o_gap: list[Item], new: list[Item], ops: list[Op], closed_up: bool = False

@@ -7312,3 +7312,46 @@ def test_a_function_ending_in_a_marker_keeps_the_line_below_it_that_registers_it
     assert merged(original, snippet, language="python") == expected
     other = original.replace("tests.append(test_rgb)", "tests.append(test_gif)")
     assert "test_gif" not in merged(other, snippet, language="python")
+
+
+def test_a_block_paired_below_a_marker_keeps_its_tail_for_a_deeper_marker_below_it() -> None:
+    """`if not optstring:` (for `if optstring == '':`) shown down to its inner `if`, then `# ...
+    rest unchanged ...` as deep as that `if`: the rest of its body is elided, not deleted."""
+    original = (
+        "def do_shorts(opts, optstring, args):\n    while optstring != '':\n        opt, optstring = optstring[0], optstring[1:]\n"
+        "        if takes_arg(opt):\n            if optstring == '':\n                if not args:\n"
+        "                    raise GetoptError(opt)\n                optstring, args = args[0], args[1:]\n"
+        "            optarg, optstring = optstring, ''\n        else:\n            optarg = ''\n"
+        "        opts.append((opt, optarg))\n    return opts, args\n"
+    )
+    snippet = (
+        "def do_shorts(opts, optstring, args):\n    while optstring:\n        opt, optstring = optstring[0], optstring[1:]\n"
+        "        if takes_arg(opt):\n            if not optstring:\n                if not args:\n"
+        "                    raise GetoptError(opt)\n                # ... rest unchanged ...\n"
+    )
+    expected = original.replace("while optstring != '':", "while optstring:").replace(
+        "if optstring == '':", "if not optstring:"
+    )
+    assert merged(original, snippet, language="python") == expected
+
+
+def test_a_condition_chain_rewritten_over_the_same_bodies_is_an_edit_of_the_chain() -> None:
+    """`if args[0].startswith('--'):` ... `else:` over a marker, where `if args[0][:2] == '--':`
+    stands over the same first body line: the chain edited, its `else` body elided, no marker
+    written out."""
+    original = (
+        "def gnu_getopt(args, longopts):\n    opts = []\n    while args:\n        if args[0] == '--':\n            break\n"
+        "        if args[0][:2] == '--':\n            opts, args = do_longs(opts, args[0][2:], longopts, args[1:])\n"
+        "        elif args[0][:1] == '-':\n            opts, args = do_shorts(opts, args[0][1:], args[1:])\n"
+        "        else:\n            rest.append(args[0])\n            args = args[1:]\n    return opts, rest\n"
+    )
+    snippet = (
+        "def gnu_getopt(args, longopts):\n    # ... existing code ...\n    while args:\n        if args[0] == '--':\n            break\n"
+        "        if args[0].startswith('--'):\n            opts, args = do_longs(opts, args[0][2:], longopts, args[1:])\n"
+        "        elif args[0].startswith('-'):\n            opts, args = do_shorts(opts, args[0][1:], args[1:])\n"
+        "        else:\n            # ... unchanged ...\n    return opts, rest\n"
+    )
+    expected = original.replace("args[0][:2] == '--'", "args[0].startswith('--')").replace(
+        "args[0][:1] == '-'", "args[0].startswith('-')"
+    )
+    assert merged(original, snippet, language="python") == expected
