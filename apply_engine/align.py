@@ -192,6 +192,7 @@ VALUE_BOUND = re.compile(
     r"\s*:?=\s*(?:await\s+|try\s+)?"
 )
 SIGNATURE_QUALIFIERS = re.compile(r"(?<=\))(?:\s+(?:throws|rethrows|async|const|noexcept|override|final))+$")
+MIN_TABLED = 2  # deleted look-alike blocks whose strings a new table may hold (see Aligner.tabled)
 DEPRECATED = re.compile(r"deprecat|obsolete|legacy", re.IGNORECASE)  # see Aligner.deprecated
 DEPRECATION_LINES = 3  # a declaration's lines from its header on that may say it (a docstring's first)
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
@@ -3754,6 +3755,7 @@ class Aligner:
             and not self.drops_its_ties(o_gap)
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
+            and not self.tabled(o_gap)
             and not (closed_up and not new and (self.only_elides or self.deprecated(o_gap)))
             and not self.inside_whole
         )
@@ -3790,6 +3792,25 @@ class Aligner:
             ):
                 return False
         return bool(named)
+
+    def tabled(self, o_gap: list[Item]) -> bool:
+        """Several deleted blocks each of which names a string the snippet writes on a new line
+        (`if "APP_BIND_PORT" in env:` blocks, each gone, and `("APP_BIND_PORT", "bind_port"),` rows
+        in a new table): copy-pasted code made a loop over a table, the deletion meant."""
+        lines = self.original.normalized
+        known = set(lines)
+        written = "\n".join(line for line in self.snippet.normalized if line and line not in known)
+        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        if len(named) < MIN_TABLED or not written:
+            return False
+        return all(
+            any(
+                letters(value) >= MIN_INNER_LETTERS and value in written
+                for line in lines[item.start : item.end]
+                for value in (found.group() for found in STRING.finditer(line))
+            )
+            for item in named
+        )
 
     def deprecated(self, o_gap: list[Item]) -> bool:
         """Code each of whose items says above or in its first lines that it is deprecated

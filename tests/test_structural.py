@@ -7355,3 +7355,38 @@ def test_a_condition_chain_rewritten_over_the_same_bodies_is_an_edit_of_the_chai
         "args[0][:1] == '-'", "args[0].startswith('-')"
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_look_alike_blocks_made_a_loop_over_a_new_table_of_their_strings_are_deleted() -> None:
+    """Copy-pasted `if "APP_BIND_PORT" in env:` blocks replaced by a loop over a new table whose
+    rows hold their strings: the many lines deleted are meant. Without the table the loop
+    explains nothing, and the deletion stays unsaid."""
+    block = (
+        '    if "{var}" in env:\n        try:\n            overrides["{attr}"] = int(env["{var}"])\n'
+        "        except ValueError:\n"
+        '            raise ConfigError("{var} must be an integer") from None\n\n'
+    )
+    pairs = [("APP_BIND_PORT", "bind_port"), ("APP_DB_TIMEOUT", "db_timeout"), ("APP_CACHE_TTL", "cache_ttl")]
+    blocks = "".join(block.format(var=var, attr=attr) for var, attr in pairs)
+    original = (
+        "import os\n\n\ndef apply_env(env):\n    overrides = {}\n"
+        + blocks
+        + '    if "APP_URL" in env:\n        overrides["url"] = env["APP_URL"]\n    return overrides\n'
+    )
+    table = "".join(f'    ("{var}", "{attr}"),\n' for var, attr in pairs)
+    loop = (
+        "    for var, attr in _INT_OVERRIDES:\n        if var not in env:\n            continue\n        try:\n"
+        "            overrides[attr] = int(env[var])\n        except ValueError:\n"
+        '            raise ConfigError(f"{var} must be an integer") from None\n\n'
+    )
+    snippet = (
+        "import os\n\n_INT_OVERRIDES = (\n"
+        + table
+        + ")\n\n\ndef apply_env(env):\n    overrides = {}\n"
+        + loop
+        + '    if "APP_URL" in env:\n        # ... existing code ...\n'
+    )
+    expected = original.replace("import os\n\n\n", "import os\n\n_INT_OVERRIDES = (\n" + table + ")\n\n\n")
+    assert merged(original, snippet, language="python") == expected.replace(blocks, loop)
+    untabled = snippet.replace(table, '    ("APP_OTHER", "other"),\n')
+    assert ambiguous(original, untabled, language="python").reasons[0].code == "unexplained_deletion"
