@@ -192,6 +192,7 @@ VALUE_BOUND = re.compile(
     r"\s*:?=\s*(?:await\s+|try\s+)?"
 )
 SIGNATURE_QUALIFIERS = re.compile(r"(?<=\))(?:\s+(?:throws|rethrows|async|const|noexcept|override|final))+$")
+MIN_MOVED_LINES = 3  # own lines of deleted code that tell it moved (see Aligner.moved_into_new_code)
 MIN_TABLED = 2  # deleted look-alike blocks whose strings a new table may hold (see Aligner.tabled)
 DEPRECATED = re.compile(r"deprecat|obsolete|legacy", re.IGNORECASE)  # see Aligner.deprecated
 DEPRECATION_LINES = 3  # a declaration's lines from its header on that may say it (a docstring's first)
@@ -3756,6 +3757,7 @@ class Aligner:
             and not self.moved_away(o_gap, new)
             and not self.named_out(o_gap)
             and not self.tabled(o_gap)
+            and not self.moved_into_new_code(o_gap)
             and not (closed_up and not new and (self.only_elides or self.deprecated(o_gap)))
             and not self.inside_whole
         )
@@ -3792,6 +3794,21 @@ class Aligner:
             ):
                 return False
         return bool(named)
+
+    def moved_into_new_code(self, o_gap: list[Item]) -> bool:
+        """Deleted code most of whose own statements (long enough to tell, standing nowhere else
+        in the original; no entries of a list, which a re-wrapped signature shows again) the
+        snippet writes, as new code or beside it (`const filtered = products.filter(...)` gone, its
+        lines now in a new `useMemo`; a branch unwrapped): moved, the deletion meant."""
+        lines = self.original.normalized
+        lo, hi = o_gap[0].start, o_gap[-1].end
+        rest = {line for k, line in enumerate(lines) if not lo <= k < hi}
+        own = {
+            line
+            for line in lines[lo:hi]
+            if letters(line) >= MIN_INNER_LETTERS and line not in rest and not line.endswith(",")
+        }
+        return len(own) >= MIN_MOVED_LINES and 2 * len(own & set(self.snippet.normalized)) >= len(own)
 
     def tabled(self, o_gap: list[Item]) -> bool:
         """Several deleted blocks each of which names a string the snippet writes on a new line

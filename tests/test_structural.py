@@ -7390,3 +7390,32 @@ def test_look_alike_blocks_made_a_loop_over_a_new_table_of_their_strings_are_del
     assert merged(original, snippet, language="python") == expected.replace(blocks, loop)
     untabled = snippet.replace(table, '    ("APP_OTHER", "other"),\n')
     assert ambiguous(original, untabled, language="python").reasons[0].code == "unexplained_deletion"
+
+
+def test_code_deleted_by_closing_up_whose_lines_the_snippet_writes_in_a_new_function_moved_there() -> None:
+    """A loop of thirteen lines gone from between a guard and the `return` shown closed up, its
+    lines written in a new `order_total()` above: moved, the deletion meant. Lines of a list
+    (parameters shown re-wrapped) tell nothing of the kind."""
+    body = "".join(f"        total += item.price * {k} + item.tax_{k}\n" for k in range(10))
+    original = (
+        "def render(order):\n    if order is None:\n        return ''\n\n"
+        "    total = 0\n    for item in order.items:\n" + body + "\n"
+        "    return f'{order.id}: {total}'\n"
+    )
+    snippet = (
+        "def order_total(order):\n    total = 0\n    for item in order.items:\n"
+        + body
+        + "    return total\n\n\n"
+        "def render(order):\n    if order is None:\n        return ''\n\n"
+        "    return f'{order.id}: {order_total(order)}'\n"
+    )
+    expected = (
+        "def order_total(order):\n    total = 0\n    for item in order.items:\n"
+        + body
+        + "    return total\n\n\n"
+        "def render(order):\n    if order is None:\n        return ''\n\n"
+        "    return f'{order.id}: {order_total(order)}'\n"
+    )
+    assert merged(original, snippet, language="python") == expected
+    elsewhere = snippet.replace(body, "".join(f"        total += item.cost * {k}\n" for k in range(10)))
+    assert ambiguous(original, elsewhere, language="python").reasons[0].code == "unexplained_deletion"
