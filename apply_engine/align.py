@@ -4270,7 +4270,31 @@ class Aligner:
         than a deletion goes unsaid for (see `replace`): the marker elides those too, none is
         deleted. Not in a snippet that only elides, where that deletion is all it can mean."""
         elided_last = last_descendants(s_item)[-1].marker  # its closer shown or not
-        return elided_last and not self.only_elides and self.deletes_unsaid(o_gap, [])
+        return (
+            elided_last
+            and not self.only_elides
+            and (self.deletes_unsaid(o_gap, []) or self.called_in_snippet(o_gap))
+        )
+
+    def called_in_snippet(self, o_gap: list[Item]) -> bool:
+        """Declarations, each the one of its name and shown nowhere in the snippet, whose names lines
+        the snippet shows use (`path("articles/<slug>/", article_detail)`): code the snippet still
+        calls is not deleted."""
+        items = [item for item in o_gap if not item.marker]
+        if not items:
+            return False
+        for item in items:
+            key = self.original.key(item)
+            declared = NAME.findall(key)
+            if not declared or key == self.original.normalized[item.header] or self.original.headed(key) != 1:
+                return False  # no declaration, or one of several of its name (overloads, clauses)
+            lines = self.snippet.normalized
+            if any(line.startswith(key) for line in lines):
+                return False  # shown elsewhere: moved there
+            name = whole_word(declared[-1])
+            if not any(name.search(line) for line in lines):
+                return False
+        return True
 
     def registers(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A function shown ending in a marker, then the next anchor, where the original has only

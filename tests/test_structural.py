@@ -7419,3 +7419,30 @@ def test_code_deleted_by_closing_up_whose_lines_the_snippet_writes_in_a_new_func
     assert merged(original, snippet, language="python") == expected
     elsewhere = snippet.replace(body, "".join(f"        total += item.cost * {k}\n" for k in range(10)))
     assert ambiguous(original, elsewhere, language="python").reasons[0].code == "unexplained_deletion"
+
+
+def test_a_short_function_below_a_body_ending_in_a_marker_that_the_snippet_calls_is_kept() -> None:
+    """`article_detail` between `article_list` (its body ending in a marker) and the next view: short
+    enough to be deleted by closing up, but the snippet's `urlpatterns` still routes to it, so the
+    marker elides it. Not named anywhere in the snippet, it is deleted as before."""
+    original = (
+        "def article_list(request):\n    qs = search(request)\n    return render(qs)\n\n\n"
+        "def article_detail(request, slug):\n    return render(get(slug))\n\n\n"
+        "def popular_tags(request):\n    return render(tags())\n\n\n"
+        "urlpatterns = [\n    path('a/', article_list),\n    path('a/<slug>/', article_detail),\n]\n"
+    )
+    snippet = (
+        "def article_list(request):\n    qs = search(request, year=request.GET.get('year'))\n    # ... existing code ...\n\n\n"
+        "def popular_tags(request):\n    return render(tags())\n\n\n"
+        "urlpatterns = [\n    path('a/', article_list),\n    path('a/<slug>/', article_detail),\n"
+        "    path('tags/', popular_tags),\n]\n"
+    )
+    expected = original.replace("qs = search(request)", "qs = search(request, year=request.GET.get('year'))")
+    expected = expected.replace(
+        "    path('a/<slug>/', article_detail),\n",
+        "    path('a/<slug>/', article_detail),\n    path('tags/', popular_tags),\n",
+    )
+    assert merged(original, snippet, language="python") == expected
+    unrouted = original.replace("    path('a/<slug>/', article_detail),\n", "")
+    shown = snippet.replace("    path('a/<slug>/', article_detail),\n", "")
+    assert "article_detail" not in merged(unrouted, shown, language="python")
