@@ -1307,9 +1307,24 @@ def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: 
             if not wraps and normalize(line) in copied_next(ops[n + 1 :], original):
                 return line
             continue
-        if letters(line) >= MIN_ANCHOR_LETTERS and copied_once(normalize(line), original, copied) is not None:
+        at = copied_once(normalize(line), original, copied) if letters(line) >= MIN_ANCHOR_LETTERS else None
+        if at is not None and not opens_another(edit.lines[first + 1 : op.end], original, at):
             return line
     return None
+
+
+def opens_another(below: list[str], original: Side, at: int) -> bool:
+    """Whether the line at original line `at` is a bare call's head (`router.post(`), its arguments
+    below it, and the new code goes on otherwise than the original does below its own: the head of
+    another call (another route), not the original's shown."""
+    if not BARE_CALL_HEAD.match(original.normalized[at]):
+        return False
+    shown = next((normalize(line) for line in below if line.strip()), None)
+    there = next((line for line in original.normalized[at + 1 :] if line), None)
+    return shown is not None and shown != there
+
+
+BARE_CALL_HEAD = re.compile(r"[\w$.:]+\($")  # `router.post(`: a call whose arguments go on below
 
 
 def attributes_only(op: Insert, edit: Source) -> bool:

@@ -7446,3 +7446,27 @@ def test_a_short_function_below_a_body_ending_in_a_marker_that_the_snippet_calls
     unrouted = original.replace("    path('a/<slug>/', article_detail),\n", "")
     shown = snippet.replace("    path('a/<slug>/', article_detail),\n", "")
     assert "article_detail" not in merged(unrouted, shown, language="python")
+
+
+def test_a_new_call_after_a_marker_that_opens_as_one_elided_call_does_is_new() -> None:
+    """`router.post(` shown below `// ... existing routes ...`, its arguments a new route, where
+    the original's one `router.post(` opens another route: the head of a new call, not that one
+    shown to anchor what follows."""
+    route = (
+        '  router.post(\n    "/:id/members",\n    wrap(async (req, res) => {\n'
+        "      res.status(201).json(await repo.addMember(req.params.id, req.body));\n    }),\n  );\n\n"
+    )
+    original = (
+        'export function createRouter(repo) {\n  const router = Router();\n\n  router.get(\n    "/",\n'
+        "    wrap(async (req, res) => {\n      res.json(await repo.list());\n    }),\n  );\n\n"
+        '  router.post(\n    "/",\n    wrap(async (req, res) => {\n      res.status(201).json(await repo.create(req.body));\n'
+        "    }),\n  );\n\n  return router;\n}\n"
+    )
+    snippet = (
+        "export function createRouter(repo) {\n  // ... existing routes ...\n\n"
+        + route
+        + "  return router;\n}\n"
+    )
+    assert merged(original, snippet, language="javascript") == original.replace(
+        "  return router;", route + "  return router;"
+    )
