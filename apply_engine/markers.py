@@ -43,6 +43,7 @@ NAMING_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")
 LEADING_PHRASE = re.compile(r"^(existing|remaining|previous) \w+", re.I)  # "existing JSX", "remaining props"
 WEAK_PHRASE = re.compile(r"\b(existing|remaining|rest|unchanged|same|keep|other|previous|etc|snip)\b", re.I)
 SHORT_COMMENT_WORDS = 9
+DOC_COMMENT = ("/**", "///", "//!")  # JSDoc, Javadoc, Rust's and C#'s doc comments
 # a longer comment is a marker when it is one sentence saying the rest stays as it is: `The rest of
 # addLine() and the remaining methods stay exactly as they are.`
 SENTENCE = re.compile(
@@ -222,6 +223,8 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return bool(
             WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body) or between_ellipses(body)
         )
+    if text.startswith(DOC_COMMENT):
+        return False  # documentation (`/** Omitted when not set. */`): a marker says `...` there
     words = len(body.split())
     if words <= SENTENCE_WORDS and SENTENCE.match(body):
         return True

@@ -26,6 +26,7 @@ MARKERS = [
     ("yaml", "# ... existing keys ..."),
     ("toml", "# ..."),
     ("javascript", "// ... existing code ..."),
+    ("typescript", "  /** ... existing options ... */"),  # a doc comment with an ellipsis still is one
     ("javascript", "// ...rest of file"),
     ("javascript", "/* ... */"),
     ("javascript", "{/* ... rest of component ... */}"),
@@ -104,6 +105,8 @@ NOT_MARKERS = [
     ("markdown", "... and then it returns"),
     ("markdown", "(see figure 2)"),
     ("markdown", "[the other link]"),
+    ("typescript", "  /** Value for the User-Agent header; omitted when not set. */"),  # documentation
+    ("rust", "/// Unchanged fields are kept as they are."),
 ]
 
 
