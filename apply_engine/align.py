@@ -196,6 +196,7 @@ MIN_MOVED_LINES = 3  # own lines of deleted code that tell it moved (see Aligner
 MIN_TABLED = 2  # deleted look-alike blocks whose strings a new table may hold (see Aligner.tabled)
 DEPRECATED = re.compile(r"deprecat|obsolete|legacy", re.IGNORECASE)  # see Aligner.deprecated
 DEPRECATION_LINES = 3  # a declaration's lines from its header on that may say it (a docstring's first)
+MEMBER_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")  # `c.IdleTimeout`, `self.a.b`
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name a call or a declaration opens: `_check_prepared(`
 MIN_CALLED_NAME = 3  # letters of a new function's name, to tell a call of it (see Aligner.extracted)
 CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")  # `std::shuffle`, `self.log.info`
@@ -459,8 +460,15 @@ def tests_other_names(line: str, other: str) -> bool:
     found, other_found = condition_of(line), condition_of(other)
     if found is None or other_found is None:
         return False
-    names, other_names = ({*NAME.findall(text)} - CONDITION_WORDS for _, text in (found, other_found))
+    names, other_names = (tested_names(text) for _, text in (found, other_found))
     return bool(names) and bool(other_names) and not names & other_names
+
+
+def tested_names(condition: str) -> set[str]:
+    """The names a condition tests, but a one-letter receiver (`c.IdleTimeout < 0`: c, as `self`,
+    is what every check of a Go method reads)."""
+    receivers = {re.split(r"\.|->|::", chain)[0] for chain in MEMBER_CHAIN.findall(condition)}
+    return {*NAME.findall(condition)} - CONDITION_WORDS - {name for name in receivers if len(name) == 1}
 
 
 def tests_another_name(line: str, other: str) -> bool:

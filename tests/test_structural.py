@@ -7470,3 +7470,20 @@ def test_a_new_call_after_a_marker_that_opens_as_one_elided_call_does_is_new() -
     assert merged(original, snippet, language="javascript") == original.replace(
         "  return router;", route + "  return router;"
     )
+
+
+def test_a_new_check_on_another_field_of_a_go_receiver_after_an_anchor_is_no_edit_of_the_next() -> None:
+    """`if c.IdleTimeout < 0 {` below the `ShutdownTimeout` check, a marker below it, where `if
+    c.MaxBodyBytes <= 0 {` comes next: the receiver `c` is read by every check, so the two test
+    other names, and the new check is added, not an edit of the elided one."""
+    original = (
+        'func (c *Config) Validate() error {\n\tif c.ShutdownTimeout < 0 {\n\t\treturn errors.New("shutdown")\n\t}\n'
+        '\tif c.MaxBodyBytes <= 0 {\n\t\treturn errors.New("max body")\n\t}\n\treturn nil\n}\n'
+    )
+    snippet = (
+        'func (c *Config) Validate() error {\n\tif c.ShutdownTimeout < 0 {\n\t\treturn errors.New("shutdown")\n\t}\n'
+        '\tif c.IdleTimeout < 0 {\n\t\treturn errors.New("idle")\n\t}\n\t// ... rest unchanged ...\n'
+    )
+    added = '\tif c.IdleTimeout < 0 {\n\t\treturn errors.New("idle")\n\t}\n'
+    expected = original.replace("\tif c.MaxBodyBytes", added + "\tif c.MaxBodyBytes")
+    assert merged(original, snippet, language="go") == expected
