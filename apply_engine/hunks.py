@@ -193,6 +193,8 @@ class Hunks:
         """Where a hunk with no bottom anchor ends on a line that restates an original one a few
         lines below its top anchor (`val values = List(..., InApp)` below a new `case object
         InApp`): the hunk's lines end there, that line written over the original."""
+        if any(q >= p + top for q in self.where.get(shown[-1], [])):
+            return []  # an original line further on, as it stands: that line, no rewrite of one here
         return [
             (q + 1, 0)
             for q in range(p + top, min(p + len(shown) + MAX_REWRITTEN, len(self.lines)))
