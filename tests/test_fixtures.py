@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 105 blind sets of everyday edits: 71.6% blind, 86.4% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 107 blind sets of everyday edits: 71.6% blind, 86.3% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -235,6 +235,9 @@ KNOWN_WRONG: dict[str, str] = {
     "everyday/s105-14-go-sessions-repo-log-neg": "a log line after a query and error check that two "
     "functions share: the hunk reader places it in the one where its new code breaks no rule of its own "
     "(a negative, merged)",
+    "everyday/s106-34-ruby-subscription-drop-legacy-methods": "a deprecated method inside a range a marker "
+    "elides, its callee deleted elsewhere in the snippet: kept as elided (the check for a deleted name still "
+    "used looks at top-level declarations only)",
 }
 
 
