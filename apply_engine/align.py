@@ -1158,9 +1158,9 @@ class Aligner:
 
     @staticmethod
     def header_of(side: Side, item: Item) -> str | None:
-        """A header line with its whole parameter list (`int total(Order o, int d) {`, `init(from
-        decoder: Decoder) throws {`); None for any
-        other line (`app.use(`, `{`), which is no anchor by itself."""
+        """A header line with its whole parameter list, qualifiers after it aside (`int total(Order
+        o, int d) {`, `init(from decoder: Decoder) throws {`); None for any other line (`app.use(`,
+        `{`), which is no anchor by itself."""
         line = side.normalized[item.header]
         text = line.rstrip("{: ")  # `int total(Order o, int d) {`, `def f(x):`
         text = SIGNATURE_QUALIFIERS.sub("", text)  # `init(from decoder: Decoder) throws {`
@@ -2682,8 +2682,9 @@ class Aligner:
         """Ops for code shown right below the last line of `block`, over the siblings `after` it.
         New code with nothing but markers below it goes right after the block, and what follows
         stays (unless the code may be an edit of what follows, or restates some of it); other code
-        is aligned with the siblings after the block. `marker`: the last line shown in the block, which stands for what
-        follows it up to that code too (`-- ... remaining rows and ON CONFLICT clause ...`)."""
+        is aligned with the siblings after the block. `marker`: the last line shown in the block,
+        which stands for what follows it up to that code too (`-- ... remaining rows and ON
+        CONFLICT clause ...`)."""
         new = list(takewhile(lambda item: not item.marker, code))
         alone = all(item.marker for item in code[len(new) :]) and not any(has_marker(item) for item in new)
         if alone and not after:
@@ -3005,12 +3006,12 @@ class Aligner:
     def pairs(self, o_items: list[Item], s_items: list[Item], shown: bool = True) -> list[Op] | None:
         ops: list[Op] = []
         for n, (s_item, o_item) in enumerate(zip(s_items, o_items, strict=False)):
-            below = self.shown_below(s_item)
-            deeper = below in self.snippet.markers and len(leading(self.snippet.lines[below])) > self.depth(
-                s_item
-            )
             paired = self.pair(
-                o_item, s_item, shown or n > 0, tail_elided=deeper, chain_elided=self.marker_next_to(s_item)
+                o_item,
+                s_item,
+                shown or n > 0,
+                tail_elided=self.marker_inside_below(s_item),
+                chain_elided=self.marker_next_to(s_item),
             )
             if paired is None:
                 return None
@@ -3089,8 +3090,7 @@ class Aligner:
         o_found = condition_of(self.original.normalized[o_item.header])
         if found is None or o_found is None:
             return False
-        names, o_names = ({*NAME.findall(text)} - CONDITION_WORDS for _, text in (found, o_found))
-        return bool(names & o_names)
+        return bool(tested_names(found[1]) & tested_names(o_found[1]))
 
     def edited_by_likeness(self, pairs: list[tuple[Item, Item]]) -> bool:
         """Blocks paired as edits of the original ones there only for looking like them (`<li>`,
@@ -4251,6 +4251,12 @@ class Aligner:
         """The next line shown below the item is a marker, at any depth (`- name: Restart
         postgresql`, then `# ... rest unchanged ...`): its elided lines go on from there."""
         return self.shown_below(item) in self.snippet.markers
+
+    def marker_inside_below(self, item: Item) -> bool:
+        """The next line shown below the item is a marker deeper than its header, as deep as its
+        body: it elides the rest of the item (`# ... rest unchanged ...` below an inner `if`)."""
+        below = self.shown_below(item)
+        return below in self.snippet.markers and len(leading(self.snippet.lines[below])) > self.depth(item)
 
     def marker_next_to(self, item: Item) -> bool:
         """The next line shown below the item is a marker no deeper than its header: it elides what

@@ -115,6 +115,7 @@ MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
 CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, where its original may stand
 SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`, a function body's `$$;`
+BARE_CALL_HEAD = re.compile(r"[\w$.:]+\($")  # `router.post(`: a call whose arguments go on below
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 # CommonJS: the object that replaces a module's exports, and one export assigned by name
@@ -1288,9 +1289,11 @@ def deleted_yet_used(
 def repeated_after_marker(ops: list[Op], original: Side, edit: Source, markers: set[int]) -> str | None:
     """The first line of new code right after a marker, when the original has it once and the plan
     copies it too: shown to anchor what follows (a list's last entry, a block's tail), yet written
-    as new code beside its original. Or a closer (`end`, `END;`, `$$;`) that the plan copies a
-    few lines below: a closer right after a marker closes what the marker elides, unless the plan
-    copies that code one block deeper there (new code wraps it: the closer is the wrapper's)."""
+    as new code beside its original; not an annotation added above a declaration, nor a bare call's
+    head that opens another call (see `opens_another`). Or a closer (`end`, `END;`, `$$;`) that the
+    plan copies a few lines below: a closer right after a marker closes what the marker elides,
+    unless the plan copies that code one block deeper there (new code wraps it: the closer is the
+    wrapper's)."""
     copied = [op for op in ops if isinstance(op, Copy)]
     for n, op in enumerate(ops):
         if not isinstance(op, Insert):
@@ -1322,9 +1325,6 @@ def opens_another(below: list[str], original: Side, at: int) -> bool:
     shown = next((normalize(line) for line in below if line.strip()), None)
     there = next((line for line in original.normalized[at + 1 :] if line), None)
     return shown is not None and shown != there
-
-
-BARE_CALL_HEAD = re.compile(r"[\w$.:]+\($")  # `router.post(`: a call whose arguments go on below
 
 
 def attributes_only(op: Insert, edit: Source) -> bool:
