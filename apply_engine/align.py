@@ -1469,13 +1469,7 @@ class Aligner:
                 and not self.ends_open(s_items[sa])
             )
             o_gap = o_items[oa + 1 : ob]
-            if (
-                o_gap
-                and not s_gap
-                and sa >= 0
-                and edge != "tail"
-                and last_descendants(s_items[sa])[-1].marker
-            ):
+            if o_gap and not s_gap and sa >= 0 and edge != "tail" and self.last_shown_elides(s_items[sa]):
                 self.open_gaps.append(o_gap)  # elided or deleted, by the reading chosen below
             if (
                 not s_gap
@@ -4278,14 +4272,19 @@ class Aligner:
         chain = last_descendants(item)
         return chain[-1].marker and not any(block.closer for block in chain)
 
+    @staticmethod
+    def last_shown_elides(item: Item) -> bool:
+        """A block whose last line shown is a marker, at any depth, its closer shown or not."""
+        return last_descendants(item)[-1].marker
+
     def elides_onward(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A block whose last line shown is a marker deep inside it (`# ... rest of the function
-        ...`), the next anchor right below it, and the original's items between them many more
-        than a deletion goes unsaid for (see `replace`): the marker elides those too, none is
-        deleted. Not in a snippet that only elides, where that deletion is all it can mean."""
-        elided_last = last_descendants(s_item)[-1].marker  # its closer shown or not
+        ...`, its closer shown or not), the next anchor right below it, and the original's items
+        between them many more than a deletion goes unsaid for (see `replace`), or each still
+        called by the snippet: the marker elides those too, none is deleted. Not in a snippet that
+        only elides, where that deletion is all it can mean."""
         return (
-            elided_last
+            self.last_shown_elides(s_item)
             and not self.only_elides
             and (self.deletes_unsaid(o_gap, []) or self.called_in_snippet(o_gap))
         )
@@ -4314,7 +4313,7 @@ class Aligner:
         """A function shown ending in a marker, then the next anchor, where the original has only
         lines that name that function between them (`tests.append(test_rgb)` below `def
         test_rgb`): its registration goes with the function the marker keeps, not deleted."""
-        if not o_gap or not last_descendants(s_item)[-1].marker:
+        if not o_gap or not self.last_shown_elides(s_item):
             return False
         declared = NAME.findall(self.snippet.key(s_item))
         if not declared or not self.is_function(s_item):
