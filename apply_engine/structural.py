@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from itertools import accumulate, dropwhile, islice, pairwise, takewhile
+from itertools import accumulate, islice, pairwise, takewhile
 from operator import add
 
 from apply_engine.align import (
@@ -1351,8 +1351,7 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
         if attributes_only(op, edit):
             continue
         lines = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
-        # (closers first, `}` of the block above it, say nothing: the run starts after them)
-        shown = list(islice(dropwhile(PURE_CLOSER.match, lines), TWICE_RUN))
+        shown = list(islice(lines, TWICE_RUN))
         if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
             continue
         at = copied_once(shown[0], original, copied)
