@@ -578,6 +578,12 @@ def outside_brackets(line: str) -> str:
         line = bare
 
 
+def unused_names(line: str, text: str) -> list[re.Pattern[str]]:
+    """The names `line` holds (an import's own words aside) that `text` uses nowhere, as patterns."""
+    names = [whole_word(name) for name in set(NAME.findall(line)) - IMPORT_WORDS]
+    return [name for name in names if not name.search(text)]
+
+
 def bound_now(text: str, other: str) -> bool:
     """`text` is the statement `other` with its value bound to a name (`let bytes = `, `err := `,
     `const res = await `): the same statement, its result now kept."""
@@ -3856,12 +3862,11 @@ class Aligner:
         rest = "\n".join(
             line for k, line in enumerate(lines) if not lo <= k < hi and not IMPORT_LINE.match(line)
         )
-        for line in set(self.snippet.normalized) & set(lines):
-            if IMPORT_LINE.match(line):
-                names = [whole_word(name) for name in set(NAME.findall(line)) - IMPORT_WORDS]
-                if any(name.search(inside) and not name.search(rest) for name in names):
-                    return True
-        return False
+        return any(
+            any(name.search(inside) for name in unused_names(line, rest))
+            for line in set(self.snippet.normalized) & set(lines)
+            if IMPORT_LINE.match(line)
+        )
 
     def drops_its_ties(self, o_gap: list[Item]) -> bool:
         """Deleted code tied by a name to a line elsewhere that the snippet deletes too: its own
@@ -3880,9 +3885,7 @@ class Aligner:
             is_import = IMPORT_LINE.match(lines[k]) is not None
             if not (all(line in shown for line in around) if is_import else around in closed_up):
                 continue  # elided with its neighbours (or edited): not shown deleted
-            rest = "\n".join(lines[j] for j in code if j != k)
-            names = [whole_word(name) for name in set(NAME.findall(lines[k])) - IMPORT_WORDS]
-            ties = [name for name in names if not name.search(rest)]
+            ties = unused_names(lines[k], "\n".join(lines[j] for j in code if j != k))
             uses = [any(name.search(item) for name in ties) for item in items]
             if all(uses) or (is_import and any(uses)):
                 return True

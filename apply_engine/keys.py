@@ -89,9 +89,9 @@ TEMPLATE_LANGUAGES = frozenset({"cpp", "cuda"})
 SPECIALIZATION = re.compile(r"<(?:[^<>]|<[^<>]*>)*>")  # template arguments, one level of nesting
 SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 METHOD_MODIFIERS = re.compile(r"^(?:(?:async|public|private|protected|override)\s+)+(?=[A-Za-z_$#][\w$]*$)")
+SHELL_FUNCTION = re.compile(r"^(?:function\s+([\w.:-]+)|([\w.:-]+)\s*\(\s*\))")  # `f() {`, `function f {`
 # a CMake command by its first argument, the thing it declares or acts on: `set(CMAKE_CXX_STANDARD`,
 # `FetchContent_Declare(fmt` (the argument on the next line, see align.Side.key)
-SHELL_FUNCTION = re.compile(r"^(?:function\s+([\w.:-]+)|([\w.:-]+)\s*\(\s*\))")  # `f() {`, `function f {`
 CMAKE_COMMAND = re.compile(r"^([A-Za-z_]\w*\(\s*[^\s()]+)")
 EQUATION_KEYWORDS = frozenset({
     "data", "type", "newtype", "class", "instance", "import", "module", "where", "let", "in", "case", "of",

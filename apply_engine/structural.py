@@ -21,6 +21,7 @@ from itertools import accumulate, islice, pairwise, takewhile
 from operator import add
 
 from apply_engine.align import (
+    BARE_CALL,
     DECLARED_NAME,
     IMPORT_LINE,
     IMPORT_WORDS,
@@ -115,7 +116,6 @@ MARKUP = frozenset({"html", "xml", "vue", "svelte"})
 TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
 CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, where its original may stand
 SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`, a function body's `$$;`
-BARE_CALL_HEAD = re.compile(r"[\w$.:]+\($")  # `router.post(`: a call whose arguments go on below
 # an id declared in markup: not `data-id=`, a Vue binding (`:id=`) or one made by a template (`{{ }}`)
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 # CommonJS: the object that replaces a module's exports, and one export assigned by name
@@ -152,6 +152,11 @@ class Source:
     @property
     def text(self) -> str:
         return "\n".join(self.lines) + ("\n" if self.final_newline else "")
+
+    @cached_property
+    def stripped(self) -> frozenset[str]:
+        """Its lines, each less the whitespace around it (built on first use)."""
+        return frozenset(line.strip() for line in self.lines)
 
     @cached_property
     def trimmed(self) -> dict[str, list[int]]:
@@ -929,7 +934,7 @@ def finish(
     stray = {edit.lines[k].strip() for k in inserted if is_marker(edit.lines[k], EMBEDDED_COMMENTS)}
     inline = [edit.lines[k].strip() for k in inserted if elides(edit.lines[k], source)]
     if stray or inline:  # each is no marker only where the original has it as code
-        known = {line.strip() for line in source.lines}
+        known = source.stripped
         if not stray <= known:
             return ambiguous(
                 language, "marker_in_output", f"a marker would be written into the file: {min(stray)!r}"
@@ -1162,8 +1167,7 @@ def renamed_beside_itself(ops: list[Op], source: Source, edit: Source, merged: s
     every use of `rejected` shown renamed): the plan added the renamed line instead of replacing the
     old. The old name may stand in strings and on lines the original has as they are, where the
     new one is written on more new lines (`"rejected=" + rejectedTotal`, a record's `long rejected`)."""
-    known = {line.strip() for line in source.lines}
-    written = [line for line in edit.lines if line.strip() not in known]
+    written = [line for line in edit.lines if line.strip() not in source.stripped]
     for k, op in enumerate(ops):
         if not isinstance(op, Insert):
             continue
@@ -1320,7 +1324,7 @@ def opens_another(below: list[str], original: Side, at: int) -> bool:
     """Whether the line at original line `at` is a bare call's head (`router.post(`), its arguments
     below it, and the new code goes on otherwise than the original does below its own: the head of
     another call (another route), not the original's shown."""
-    if not BARE_CALL_HEAD.match(original.normalized[at]):
+    if not BARE_CALL.match(original.normalized[at]):
         return False
     shown = next((normalize(line) for line in below if line.strip()), None)
     there = next((line for line in original.normalized[at + 1 :] if line), None)
