@@ -46,9 +46,15 @@ CLOSING_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
 VOID_TAGS = frozenset(
     ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]
 )
+RETOUCHED_TOKENS = 12  # tokens of a line long enough that a value changed in it leaves it the same line
+MAX_RETOUCHED = 3  # tokens such a change may take
+RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
+CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
+COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
+LITERAL_TOKEN = re.compile(QUOTED.pattern + r"|\w+|\S")  # a quoted string is one token
 
 
 Rewrite = tuple[list[str], list[str]]  # original lines, and the lines that replace them
@@ -97,6 +103,7 @@ class Hunks:
         self.snippet = snippet
         self.words = set(WORD.findall("\n".join(self.lines)))
         self.shown_words = Counter(word for line in snippet for word in set(WORD.findall(line)))
+        self.openers = Counter(opened_by(line) for line in self.lines)
         self.where: dict[str, list[int]] = {}
         for k, line in enumerate(self.lines):
             self.where.setdefault(line, []).append(k)
@@ -245,6 +252,12 @@ class Hunks:
             rename,
         )
 
+    def chained(self, line: str) -> bool:
+        """Whether the block the line opens is one of a chain of look-alikes in the original (`if o
+        in ("-p", "--process"):`, `if o in ("-v", "--verbose"):`, ...), beside which one more
+        reads as added, not as a rewrite of the next."""
+        return self.openers[opened_by(line)] >= CHAIN
+
     def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
         edited in one of three plain ways: its closing punctuation changed (`business;` to
@@ -256,7 +269,12 @@ class Hunks:
             if at + count >= len(self.lines):
                 break
             old = self.lines[at + count]
-            if old != line and old.rstrip(CLOSING) != line.rstrip(CLOSING) and not restated(old, line):
+            if (
+                old != line
+                and old.rstrip(CLOSING) != line.rstrip(CLOSING)
+                and not (restated(old, line) and not self.chained(old))
+                and not retouched(old, line)
+            ):
                 found = renamed(old, line)
                 if found is None or rename not in (None, found) or not self.renames(found):
                     break
@@ -298,7 +316,12 @@ class Hunks:
         one (`var match = /.../` with one more unit in the pattern), to be written over them."""
         count = 0
         while (
-            count < len(new) and p - count - 1 >= at and restated(self.lines[p - count - 1], new[-count - 1])
+            count < len(new)
+            and p - count - 1 >= at
+            and (
+                restated(self.lines[p - count - 1], new[-count - 1])
+                or retouched(self.lines[p - count - 1], new[-count - 1])
+            )
         ):
             count += 1
         return count
@@ -412,12 +435,41 @@ def restated(old: str, new: str) -> bool:
             names & set(WORD.findall(line[match.end() :])) for line, match in ((old, before), (new, after))
         )
         return target == after.group(1).strip() and not updates  # (`df = df[...]` is one more step)
-    opener = [
-        line.split("(")[0].strip()
-        for line in (old, new)
-        if "(" in line and line.rstrip().endswith(("{", ":"))
-    ]
-    return len(opener) == 2 and opener[0] == opener[1] and letters(opener[0]) > 0
+    opener = opened_by(old)
+    return opener is not None and opener == opened_by(new) and letters(opener) > 0
+
+
+def opened_by(line: str) -> str | None:
+    """What opens the block a line opens with a call or a condition: `launch` of `launch(x) {`,
+    `if o in` of `if o in ("-v", "--verbose"):`."""
+    if "(" not in line or not line.rstrip().endswith(("{", ":")):
+        return None
+    return line.split("(")[0].strip()
+
+
+def retouched(old: str, new: str) -> bool:
+    """Whether `new` is `old` with a value changed in place: a long line of code that stays the same
+    but for a short run of tokens that holds a literal (`date:"d/m/Y"` to `date:"SHORT_DATE_FORMAT"`,
+    `--coverage 80` to `--coverage 85`, `"USD"` to `invoice.currency`). Not a name renamed (renamed
+    says when that is all), nor a comment reworded (a new one above the code it describes?)."""
+    if leading(old) != leading(new) or COMMENT_LINE.match(old):
+        return False
+    before, after = LITERAL_TOKEN.findall(old), LITERAL_TOKEN.findall(new)
+    longest = max(len(before), len(after))
+    if min(len(before), len(after)) < RETOUCHED_TOKENS:
+        return False
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-tail - 1] == after[-tail - 1]:
+        tail += 1
+    changed = before[head : len(before) - tail] + after[head : len(after) - tail]
+    return (
+        0 < longest - head - tail <= MAX_RETOUCHED
+        and head + tail >= RETOUCHED_KEPT * longest
+        and any(token[0] in "\"'" or token[0].isdigit() for token in changed)
+    )
 
 
 def renamed(old: str, new: str) -> tuple[str, str] | None:

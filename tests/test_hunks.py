@@ -173,6 +173,83 @@ def test_a_hunk_ending_on_a_restated_line_writes_it_over_the_original() -> None:
     assert apply(original, snippet) == expected
 
 
+ORDERS = """\
+{% block content %}
+<table>
+  {% for order in orders %}
+    <tr>
+      <td>{{ order.number }}</td>
+      <td title="{{ order.created_at|date:'c' }}">{{ order.created_at|date:"d/m/Y" }}</td>
+      <td>{{ order.total }}</td>
+    </tr>
+  {% endfor %}
+</table>
+{% endblock content %}
+"""
+
+
+def test_a_value_changed_in_a_long_line_before_a_marker_is_an_edit_of_it() -> None:
+    # nothing below the changed line anchors it, yet a line that differs from the original's there
+    # by one literal only is that line edited, not a second cell added above it
+    edited = (
+        """<td title="{{ order.created_at|date:'c' }}">{{ order.created_at|date:"SHORT_DATE_FORMAT" }}</td>"""
+    )
+    snippet = f"{{# ... #}}\n    <tr>\n      <td>{{{{ order.number }}}}</td>\n      {edited}\n{{# ... #}}\n"
+    snippet += (
+        "{% endblock content %}\n\n{% block extra_js %}\n  <script></script>\n{% endblock extra_js %}\n"
+    )
+    expected = ORDERS.replace('date:"d/m/Y"', 'date:"SHORT_DATE_FORMAT"') + (
+        "\n{% block extra_js %}\n  <script></script>\n{% endblock extra_js %}\n"
+    )
+    result = merge(ORDERS, snippet, path="orders.html")
+    assert result.status == "ok", result.reasons
+    assert result.merged == expected
+    # the same line with a name changed, not a value: a rename, or a new cell? No reading
+    renamed = """<td title="{{ order.created_at|date:'c' }}">{{ order.placed_at|date:"d/m/Y" }}</td>"""
+    assert merge(ORDERS, snippet.replace(edited, renamed), path="orders.html").status == "ambiguous"
+
+
+def test_a_value_changed_in_a_long_line_after_a_marker_is_an_edit_of_it() -> None:
+    original = (
+        "<table>\n  {{ range .Items }}\n  <tr>\n    <td>{{ .Name }}</td>\n"
+        '    <td>{{ .Created.Format "2006-01-02" }}</td>\n  </tr>\n  {{ end }}\n</table>\n'
+    )
+    snippet = (
+        "<table>\n  <caption>Items</caption>\n# ...\n"
+        '    <td>{{ .Created.Format "02 Jan 2006" }}</td>\n  </tr>\n  {{ end }}\n</table>\n'
+    )
+    expected = original.replace("<table>\n", "<table>\n  <caption>Items</caption>\n").replace(
+        '"2006-01-02"', '"02 Jan 2006"'
+    )
+    assert apply(original, snippet) == expected
+
+
+def test_one_more_of_a_chain_of_look_alike_branches_is_not_a_rewrite_of_the_next() -> None:
+    original = (
+        "def main(opts):\n    for o, a in opts:\n        if o in ('-n', '--number'):\n            number = int(a)\n"
+        "        if o in ('-p', '--process'):\n            timer = time.process_time\n"
+        "        if o in ('-v', '--verbose'):\n            verbose += 1\n    return number\n"
+    )
+    snippet = (
+        "# ...\n        if o in ('-p', '--process'):\n            timer = time.process_time\n"
+        "        if o in ('-g', '--gc'):\n            keep_gc = True\n# ...\n    return number\n"
+    )
+    # `-g` added, or `-v` rewritten into it with its body elided? Beside two like it, added; yet
+    # the marker after it says nothing of `-v`, so no reading places it
+    assert apply(original, snippet) is None
+    # a block opener with no look-alikes around is the same block, rewritten
+    single = original.replace("o in ('-n', '--number')", "ready(a)").replace(
+        "o in ('-p', '--process')", "slow(a)"
+    )
+    rewritten = snippet.replace("o in ('-p', '--process')", "slow(a)").replace(
+        "('-g', '--gc')", "('-v', '--verbose', '-V')"
+    )
+    assert apply(single, rewritten) == single.replace(
+        "        if o in ('-v', '--verbose'):\n            verbose += 1\n",
+        "        if o in ('-v', '--verbose', '-V'):\n            keep_gc = True\n            verbose += 1\n",
+    )
+
+
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
     original = "a = 1\n\ndef f():\n    start()\n    stop()\n\ndef g():\n    start()\n    stop()\n"
     snippet = "a = 1\n# ...\n    start()\n    audit()\n    stop()\n# ...\n"
