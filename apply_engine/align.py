@@ -2144,6 +2144,7 @@ class Aligner:
         if (
             self.twin(kept, beside_kept, another)
             or self.repeats_elided(inserted, kept)
+            or self.extends_elided(inserted, kept)
             or self.wraps_kept(after_kept, kept)
             or self.lands_on_key(after, kept, after_kept, another)
             or self.shown_from_elsewhere(inserted)
@@ -2917,6 +2918,28 @@ class Aligner:
                 if COMMENT.match(line) and NAME.search(line) and line in elided:
                     self.fail("unanchored_insertion", f"{line[:60]!r} repeats elided original code", item)
                     return True
+        return False
+
+    def extends_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
+        """A new line that is an elided line with more written after it (`unset FORCE DRY_RUN` where
+        `unset FORCE` stands): that line edited, or a second one added? The reason is recorded."""
+        elided = {
+            line.rstrip(";"): line
+            for item in kept
+            if not item.children
+            and letters(line := self.original.normalized[item.header]) >= MIN_INNER_LETTERS
+            and not COMMENT.match(line)
+        }
+        for item in inserted:
+            line = self.snippet.normalized[item.header]
+            if item.children or COMMENT.match(line):
+                continue
+            old = next((old for stem, old in elided.items() if line.startswith(stem + " ")), None)
+            if old is not None:
+                self.fail(
+                    "edit_or_insertion", f"{line[:60]!r} extends the elided {old[:40]!r}: an edit?", item
+                )
+                return True
         return False
 
     def extracted(self, o_item: Item, new: list[Item]) -> bool:

@@ -13,6 +13,9 @@ import re
 
 # Ruby's `it "adds a line" do`, `task :build do |t|`: the call and its name
 BLOCK_CALL = re.compile(r"^([a-z_]\w* (\"[^\"]*\"|'[^']*'|:\w+))[^{]* do( \|[^|]*\|)?$")
+# a block named by strings after its keyword: Zig's `test "pop on empty buffer" {`, HCL's
+# `resource "aws_s3_bucket" "logs" {`: known by them, its `{` left out
+NAMED_BLOCK = re.compile(r'^([a-z_]\w*(?:\s+"[^"]*")+)\s*\{$')
 CALLBACK_ARGUMENT = re.compile(r"\s*(async\s+)?(\([^()]*\)\s*=>|function\b)")
 IMPORTS = [  # an import's key is the module it imports from, so a changed import list is an edit
     re.compile(r"^(import\b).*\bfrom\s+([\"'][^\"']+[\"'])"),
@@ -205,6 +208,10 @@ def signature_key(line: str, language: str = "") -> str:
             # a specialization is its own declaration: `struct hash<geo::Point>`, not `struct hash`
             arguments = SPECIALIZATION.match(text, found.end())
             return found.group(1) + (arguments.group() if arguments else "")
+        if found:
+            return found.group(1)
+    if text.endswith('" {'):
+        found = NAMED_BLOCK.match(text)
         if found:
             return found.group(1)
     if text.endswith((" do", "|")):

@@ -7495,3 +7495,33 @@ def test_a_new_check_on_another_field_of_a_go_receiver_after_an_anchor_is_no_edi
     added = '\tif c.IdleTimeout < 0 {\n\t\treturn errors.New("idle")\n\t}\n'
     expected = original.replace("\tif c.MaxBodyBytes", added + "\tif c.MaxBodyBytes")
     assert merged(original, snippet, language="go") == expected
+
+
+def test_a_zig_test_block_is_known_by_its_name_so_a_new_one_after_a_marker_is_added() -> None:
+    assert signature_key('test "pop on empty buffer" {', "zig") == 'test "pop on empty buffer"'
+    assert signature_key('resource "aws_s3_bucket" "logs" {', "hcl") == 'resource "aws_s3_bucket" "logs"'
+    original = (
+        'const std = @import("std");\n\npub fn pop(x: u32) u32 {\n    return x;\n}\n\n'
+        'test "pop returns its argument" {\n    try std.testing.expectEqual(@as(u32, 1), pop(1));\n}\n\n'
+        'test "pop on zero" {\n    try std.testing.expectEqual(@as(u32, 0), pop(0));\n}\n'
+    )
+    added = 'test "pop on a large value" {\n    try std.testing.expectEqual(@as(u32, 9000), pop(9000));\n}\n'
+    snippet = f"// ... existing code ...\n\n{added}"
+    assert merged(original, snippet, language="zig") == original + "\n" + added
+
+
+def test_a_new_line_extending_an_elided_one_before_the_anchor_is_ambiguous() -> None:
+    # `unset FORCE DRY_RUN` where `unset FORCE` stands elided: that line edited (and the `if` below
+    # it replaced by the loop), or a second `unset` added? Not a place to guess
+    original = (
+        '#!/usr/bin/env bash\nset -e\n\nunset FORCE\nif [ "$1" = "-f" ]; then\n  FORCE=true\n  shift\nfi\n\n'
+        '[ "$#" -gt 0 ] || usage 1 >&2\n\nversions=("$@")\n'
+    )
+    snippet = (
+        '#!/usr/bin/env bash\n# ... existing code ...\n\nunset FORCE DRY_RUN\nwhile [ "$#" -gt 0 ]; do\n'
+        '  case "$1" in\n  -f | --force ) FORCE=true ;;\n  -n | --dry-run ) DRY_RUN=true ;;\n'
+        '  * ) break ;;\n  esac\n  shift\ndone\n\n[ "$#" -gt 0 ] || usage 1 >&2\n# ... existing code ...\n'
+    )
+    result = ambiguous(original, snippet, language="bash")
+    assert result.reasons[0].code == "edit_or_insertion"
+    assert "extends the elided 'unset FORCE'" in result.reasons[0].message
