@@ -1059,6 +1059,9 @@ def unused_in_head(ops: list[Op], source: Source, edit: Source, markers: set[int
     return None
 
 
+# a function, and one declared inside another's body (JavaScript's `function destroy() {` in a module
+# factory, a nested `def`), whose name is that body's, not a method's that other objects share
+LOCAL_FUNCTION = re.compile(r"^(?:function|def|func|fn|fun|sub) [A-Za-z_$][\w$]*$")
 DECLARATION_KEY = re.compile(r"^(?!(?:if|else|elif|for|while|switch|match|case|when|return)\b)[A-Za-z_$]")
 
 
@@ -1261,15 +1264,23 @@ def deleted_yet_used(
     deletion it meant (one that names it in a removal comment is)."""
     # (top-level items only: a method's name is too often another object's, `this.users.get(id)`;
     # see renamed_beside_old_call)
-    gone = []
+    gone: list[tuple[Item, bool]] = []  # (item, whether a function's body holds it)
     offsets = source.offsets
     for lo, hi in not_copied(plan, source):
-        for item in islice(tree, bisect_left(tree, lo, key=lambda item: offsets[item.start]), None):
-            if offsets[item.start] >= hi:
-                break
-            if offsets[item.end] <= hi:
-                gone.append(item)
-    for item in gone:
+        levels = [(tree, False)]
+        while levels:
+            items, local = levels.pop()
+            first = bisect_left(items, lo, key=lambda item: offsets[item.start])
+            for item in islice(items, max(first - 1, 0), None):  # (from the one that may hold lo)
+                if offsets[item.start] >= hi:
+                    break
+                if lo <= offsets[item.start] and offsets[item.end] <= hi:
+                    gone.append((item, local))
+                elif offsets[item.end] > lo and LOCAL_FUNCTION.match(
+                    signature_key(source.lines[item.header])
+                ):
+                    levels.append((item.children, True))  # a function partly deleted: its own functions
+    for item, local in gone:
         header = normalize(source.lines[item.header])
         key = signature_key(header)
         name = DECLARED_NAME.search(key)
@@ -1279,13 +1290,24 @@ def deleted_yet_used(
             or key in merged
             or not DECLARATION_KEY.match(key)
             or not item.nested
+            or (local and not LOCAL_FUNCTION.match(key))
         ):
             continue  # (declared as it was: moved, or rewritten whole)
-        word = whole_word(name.group())
+        word = (
+            whole_word(name.group())
+            if not local
+            else re.compile(rf"(?<![\w$.]){re.escape(name.group())}(?![\w$])")
+        )
         if not word.search(merged) or any(word.search(edit.lines[k]) for k in markers):
             continue
-        declared = (DECLARED_NAME.search(signature_key(normalize(line))) for line in merged.splitlines())
-        if not any(found is not None and found.group() == name.group() for found in declared):
+        keys = (signature_key(normalize(line)) for line in merged.splitlines())
+        # (a function's own name is not declared again by a member set to it: `createDebug.destroy =`)
+        declared = (
+            found
+            for key in keys
+            if (found := DECLARED_NAME.search(key)) and not (local and key[: found.start()].endswith("."))
+        )
+        if not any(found.group() == name.group() for found in declared):
             return key
     return None
 

@@ -7525,3 +7525,28 @@ def test_a_new_line_extending_an_elided_one_before_the_anchor_is_ambiguous() -> 
     result = ambiguous(original, snippet, language="bash")
     assert result.reasons[0].code == "edit_or_insertion"
     assert "extends the elided 'unset FORCE'" in result.reasons[0].message
+
+
+def test_a_function_inside_another_deleted_while_its_body_still_uses_it_is_ambiguous() -> None:
+    # `function destroy()` closed up between its neighbours, yet `createDebug.destroy = destroy`
+    # stays (elided): a deletion that leaves a use dangling is no deletion the snippet meant
+    original = (
+        "function setup(env) {\n  createDebug.destroy = destroy;\n  createDebug.enable = enable;\n\n"
+        "  function enable(names) {\n    createDebug.names = names;\n  }\n\n"
+        "  function coerce(val) {\n    return val;\n  }\n\n"
+        "  function destroy() {\n    console.warn('deprecated');\n  }\n\n"
+        "  createDebug.enable(createDebug.load());\n  return createDebug;\n}\n"
+    )
+    snippet = (
+        "function setup(env) {\n  // ... existing code ...\n\n  function enable(names) {\n"
+        "    createDebug.names = [...new Set(names)];\n  }\n\n  function coerce(val) {\n    return val;\n  }\n\n"
+        "  createDebug.enable(createDebug.load());\n  return createDebug;\n}\n"
+    )
+    result = ambiguous(original, snippet, language="javascript")
+    assert result.reasons[0].message == "'function destroy' would be deleted, yet the file still uses it"
+    # with its use deleted too, the deletion is plain
+    unused = original.replace("  createDebug.destroy = destroy;\n", "")
+    expected = unused.replace(
+        "createDebug.names = names;", "createDebug.names = [...new Set(names)];"
+    ).replace("  function destroy() {\n    console.warn('deprecated');\n  }\n\n", "")
+    assert merged(unused, snippet, language="javascript") == expected
