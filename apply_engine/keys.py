@@ -70,7 +70,9 @@ DEFINE = re.compile(r"^(#\s*define\s+\w+)")  # C's `#define MAX_LINE 256`: known
 DESTRUCTURING = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+([{\[])\s*(?:\.\.\.)?([\w$]+)")
 INCREMENT = re.compile(r"^([\w$.]+)(?:\+\+|--);?$")  # `count++`: `count += 1` written short
 # (TypeScript's optional and definite fields, `github?: string;`, `id!: number;`, by their name)
-ASSIGN = re.compile(r"^(?:[\w$]+\s+)*?([\"']?[\w$.@-]+[\"']?)\s*(?:[?!]?:(?!:)|[-+*/%|&^]?=(?![=>]))")
+ASSIGN = re.compile(
+    r"^(?:[\w$]+\s+)*?(\"[^\"]+\"|'[^']+'|[\"']?[\w$.@-]+[\"']?)\s*(?:[?!]?:(?!:)|[-+*/%|&^]?=(?![=>]))"
+)  # (a quoted key, anything in its quotes: `"@npmcli/template-oss":`)
 # Ruby's `validates :seats, numericality: true`, `belongs_to :account`: the call and the symbol it
 # names (not `validates` as a `key:`)
 SYMBOL_CALL = re.compile(r"^([a-z_]\w* :\w+[?!]?)(?=[,\s]|$)")

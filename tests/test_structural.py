@@ -7550,3 +7550,16 @@ def test_a_function_inside_another_deleted_while_its_body_still_uses_it_is_ambig
         "createDebug.names = names;", "createDebug.names = [...new Set(names)];"
     ).replace("  function destroy() {\n    console.warn('deprecated');\n  }\n\n", "")
     assert merged(unused, snippet, language="javascript") == expected
+
+
+def test_a_quoted_key_with_a_slash_is_a_key_so_its_value_changed_is_an_edit() -> None:
+    assert signature_key('"@npmcli/template-oss": "5.2.0",') == '"@npmcli/template-oss"'
+    original = (
+        '{\n  "name": "pacote",\n  "devDependencies": {\n    "@npmcli/arborist": "^9.0.2",\n'
+        '    "@npmcli/template-oss": "5.1.0",\n    "nock": "^13.2.4",\n    "tap": "^16.0.1"\n  }\n}\n'
+    )
+    snippet = (
+        '{\n  // ... existing fields ...\n  "devDependencies": {\n    "@npmcli/arborist": "^9.0.2",\n'
+        '    "@npmcli/template-oss": "5.2.0",\n    // ... rest unchanged ...\n  }\n}\n'
+    )
+    assert merged(original, snippet, language="json") == original.replace('"5.1.0"', '"5.2.0"')
