@@ -49,6 +49,8 @@ VOID_TAGS = frozenset(
 RETOUCHED_TOKENS = 12  # tokens of a line long enough that a value changed in it leaves it the same line
 MAX_RETOUCHED = 3  # tokens such a change may take
 RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
+REWRITTEN_ALONE = 0.8  # how alike a lone hunk's line must be to the one original line it rewrites
+FIELD = re.compile(r"^\s*[\w$\"'-]+\s*:(?!:)(?=\s*\S)")  # a field set in a struct or a mapping: `reason:`
 CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
 COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")
 WORD = re.compile(r"\w+")
@@ -164,7 +166,7 @@ class Hunks:
         read as eliding past the nearest match of the lines shown after it is no reading to rely on."""
         anchor = placed.start if placed.anchor is None else placed.anchor
         top = self.lines[anchor : anchor + placed.top]
-        return any(self.lines[k : k + len(top)] == top for k in range(at, placed.start))
+        return bool(top) and any(self.lines[k : k + len(top)] == top for k in range(at, placed.start))
 
     def place(self, shown: list[str], run: range, p: int) -> Placed | None:
         """The hunk `shown` (snippet lines `run`) opening on original line p: its top anchor runs as
@@ -290,7 +292,7 @@ class Hunks:
         (edits_above)."""
         first = next((k for k, line in enumerate(shown) if line.strip() and line in self.where), None)
         if first is None:
-            return []
+            return self.rewritten_alone(shown, run, at)
         rest, found = shown[first:], []
         for p in self.where[rest[0]]:
             placed = self.place(rest, range(run.start + first, run.stop), p) if p >= at else None
@@ -310,6 +312,22 @@ class Hunks:
             ops = [Insert(run.start, run.start + first, AS_SHOWN), *placed.ops]
             found.append(Placed(p - edited, placed.end, placed.top, ops, placed.renamed, anchor=p))
         return found
+
+    def rewritten_alone(self, shown: list[str], run: range, at: int) -> list[Placed]:
+        """A hunk of one line the original lacks, between markers (`assert_eq!(config.pool_size,
+        16);`): no anchor places it as new code, so it reads as a rewrite of the one original line
+        much like it, as indented, below the hunk above, where the file has one such line only."""
+        if len(shown) != 1 or letters(shown[0]) < MIN_TELLING:
+            return []
+        line = shown[0].strip()
+        like = [
+            q
+            for q, old in enumerate(self.lines)
+            if letters(old) >= MIN_TELLING and similar(old.strip(), line, REWRITTEN_ALONE)
+        ]
+        if len(like) != 1 or like[0] < at or leading(self.lines[like[0]]) != leading(shown[0]):
+            return []
+        return [Placed(like[0], like[0] + 1, 0, [Insert(run.start, run.stop, AS_SHOWN)])]
 
     def edits_above(self, new: list[str], p: int, at: int) -> int:
         """How many of the last `new` lines restate the original lines right above line p, one for
@@ -424,9 +442,11 @@ def restated(old: str, new: str) -> bool:
     or doubled: an assignment to the same target (`tax = ...HALF_UP...` to `tax = ...HALF_EVEN...`),
     or a block opened by the same call or signature (`launch(Dispatchers.IO) {` to
     `launch(ioDispatcher) {`, `def retrbinary(..., blocksize=8192):` given another default)."""
-    if not alike(old.strip(), new.strip()):
-        return False
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
+    declared = before and after and before.group(1).strip() == after.group(1).strip()
+    declared = declared and bool(DECLARING & set(WORD.findall(before.group(1))))
+    if not (alike(old.strip(), new.strip()) or (declared and leading(old) == leading(new))):
+        return False  # (but a name declared again, `const copy = ...` where it stands, is the same one)
     if before and after:
         target = before.group(1).strip()
         name = target.partition(": ")[0]  # (not its type: `values: List[Channel]`)
@@ -491,13 +511,37 @@ def rewritten_alike(old: list[str], new: list[str]) -> bool:
     the line before it is like (a call given one more argument, a name changed), or continued by
     it (`case .failed:` to `case .failed, .waitingForNetwork:`, `);` to `).timeout(limit);`)."""
     at = 0
+    alone = len(old) == len(new) == 1  # (a field or a name given another value: one line for one)
     for line in old:
-        while at < len(new) and not (alike(line.strip(), new[at].strip()) or continued(line, new[at])):
+        while at < len(new) and not (
+            alike(line.strip(), new[at].strip())
+            or continued(line, new[at])
+            or (alone and (same_field(line, new[at]) or restated(line, new[at]) or revalued(line, new[at])))
+        ):
             at += 1
         if at == len(new) or not line.strip():
             return False
         at += 1
     return True
+
+
+def revalued(old: str, new: str) -> bool:
+    """Whether `new` is `old` with one literal given another value (`10` to `16`, `"GET"` to
+    `"POST"`), as indented."""
+    if leading(old) != leading(new):
+        return False
+    before, after = LITERAL_TOKEN.findall(old), LITERAL_TOKEN.findall(new)
+    if len(before) != len(after):
+        return False
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    return len(changed) == 1 and all(token[0] in "\"'" or token[0].isdigit() for token in changed[0])
+
+
+def same_field(old: str, new: str) -> bool:
+    """Whether `new` gives the field `old` sets another value (`reason: "bad scheme".into(),` to
+    `reason: format!(...),`), as indented."""
+    before, after = FIELD.match(old), FIELD.match(new)
+    return bool(before and after) and before.group(0) == after.group(0)
 
 
 def continued(old: str, new: str) -> bool:
@@ -507,11 +551,15 @@ def continued(old: str, new: str) -> bool:
 
 
 def alike(a: str, b: str) -> bool:
+    return similar(a, b, LIKENESS)
+
+
+def similar(a: str, b: str, likeness: float) -> bool:
     matcher = SequenceMatcher(None, a, b)
     return (
-        matcher.real_quick_ratio() >= LIKENESS
-        and matcher.quick_ratio() >= LIKENESS
-        and matcher.ratio() >= LIKENESS
+        matcher.real_quick_ratio() >= likeness
+        and matcher.quick_ratio() >= likeness
+        and matcher.ratio() >= likeness
     )
 
 

@@ -224,6 +224,79 @@ def test_a_value_changed_in_a_long_line_after_a_marker_is_an_edit_of_it() -> Non
     assert apply(original, snippet) == expected
 
 
+CONFIG_RS = """\
+fn default_pool_size() -> u32 {
+    10
+}
+
+impl Config {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !self.url.starts_with("postgres://") {
+            return Err(ConfigError::Invalid {
+                field: "url",
+                reason: "bad scheme".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn defaults() {
+    let config = Config::default();
+    assert_eq!(config.pool_size, 10);
+    assert!(config.url.is_empty());
+}
+"""
+
+
+def test_values_fields_and_lone_lines_rewritten_between_anchors_and_markers() -> None:
+    snippet = """\
+fn default_pool_size() -> u32 {
+    16
+}
+# ...
+        if !self.url.starts_with("postgres://") {
+            return Err(ConfigError::Invalid {
+                field: "url",
+                reason: format!("expected postgres://, got {}", self.url),
+            });
+        }
+# ...
+    assert_eq!(config.pool_size, 16);
+# ...
+"""
+    expected = (
+        CONFIG_RS.replace("    10\n", "    16\n")
+        .replace('"bad scheme".into()', 'format!("expected postgres://, got {}", self.url)')
+        .replace("pool_size, 10", "pool_size, 16")
+    )
+    # a literal given another value (`10`), a field another value (`reason:`), and a line alone
+    # between markers, which rewrites the one original line much like it
+    assert apply(CONFIG_RS, snippet) == expected
+    # two lines much like the lone one: which does it rewrite?
+    twice = CONFIG_RS.replace(
+        "    assert!(config.url.is_empty());\n", "    assert_eq!(config.pool_size, 12);\n"
+    )
+    assert apply(twice, snippet) is None
+
+
+def test_a_name_declared_again_over_where_it_stands_rewrites_that_declaration() -> None:
+    original = (
+        'import { api } from "./api";\n\nfunction sortRows(rows, key) {\n  const copy = [...rows];\n'
+        "  copy.sort((a, b) => a[key] - b[key]);\n  return copy;\n}\n"
+    )
+    snippet = (
+        'import { api } from "./api";\nconst onlyOpen = true;\n# ...\nfunction sortRows(rows, key) {\n'
+        "  const copy = onlyOpen ? rows.filter((row) => row.open) : [...rows];\n# ...\n"
+    )
+    # (`const copy` twice in one body is no JavaScript: the one shown is the original's, rewritten)
+    expected = original.replace('from "./api";\n', 'from "./api";\nconst onlyOpen = true;\n').replace(
+        "const copy = [...rows];", "const copy = onlyOpen ? rows.filter((row) => row.open) : [...rows];"
+    )
+    assert apply(original, snippet) == expected
+
+
 def test_one_more_of_a_chain_of_look_alike_branches_is_not_a_rewrite_of_the_next() -> None:
     original = (
         "def main(opts):\n    for o, a in opts:\n        if o in ('-n', '--number'):\n            number = int(a)\n"

@@ -6843,8 +6843,12 @@ def test_code_less_indented_than_a_fragment_is_never_taken_into_the_fragments_bl
         "    pub async fn run(mut self, mut rx: mpsc::Receiver<Event>, stop: watch::Receiver<bool>) {\n"
         "        while let Some(e) = rx.recv().await {\n            self.buffer.push(e);\n        }\n    }\n"
     )
-    # before: the `use` line was written inside `impl Batcher`, above `new`, the old one kept
-    ambiguous(original, snippet, language="rust")
+    # before: the `use` line was written inside `impl Batcher`, above `new`, the old one kept; read
+    # as hunks, it rewrites the one `use` line much like it
+    expected = original.replace("use tokio::sync::mpsc;", "use tokio::sync::{mpsc, watch};").replace(
+        "rx: mpsc::Receiver<Event>)", "rx: mpsc::Receiver<Event>, stop: watch::Receiver<bool>)"
+    )
+    assert merged(original, snippet, language="rust") == expected
 
 
 def test_a_new_block_holding_the_elided_line_right_above_it_is_ambiguous() -> None:
