@@ -188,7 +188,7 @@ class Hunks:
         found = []
         for q, tail in self.bottoms(shown, p, top) or self.restated_bottoms(shown, p, top):
             new = shown[top : len(shown) - tail]
-            if len(set(self.lines[p + top : q]).difference(new)) > MAX_REWRITTEN:
+            if len(set(self.lines[p + top : q]).difference(new)) > max(MAX_REWRITTEN, (q - p - top) // 2):
                 continue  # (a quick look: more original lines than may be rewritten are not shown)
             between = self.interior(range(p + top, q), new)
             if between is None:
@@ -393,7 +393,11 @@ class Hunks:
             if tag == "replace":
                 rewrites.append((before[i1:i2], new[j1:j2]))
             steps.append(range(j1, j2))
-        return (steps, rewrites) if sum(len(lines) for lines, _ in rewrites) <= MAX_REWRITTEN else None
+        rewritten = sum(len(lines) for lines, _ in rewrites)
+        kept = sum(step.end - step.start for step in steps if isinstance(step, Copy))
+        # (more, one at a time, where as many lines between them stand as they were)
+        fits = all(len(lines) <= MAX_REWRITTEN for lines, _ in rewrites) and rewritten <= kept
+        return (steps, rewrites) if rewritten <= MAX_REWRITTEN or fits else None
 
     def rename_in(self, rewrites: list[Rewrite]) -> tuple[str, str] | None:
         """The one name that each rewrite renames, line for line, where that is all they do."""

@@ -297,6 +297,26 @@ def test_a_name_declared_again_over_where_it_stands_rewrites_that_declaration() 
     assert apply(original, snippet) == expected
 
 
+def test_lines_rewritten_one_at_a_time_between_as_many_kept_may_pass_the_rewrite_budget() -> None:
+    original = (
+        "import os\n\n\ndef summary(result):\n    parts = [\n        plural(result.files, noun),\n    ]\n"
+        "    if result.errors:\n        parts.append(plural(result.errors, noun))\n    if result.warnings:\n"
+        "        parts.append(plural(result.warnings, noun))\n    if result.fixed:\n"
+        "        parts.append(plural(result.fixed, noun))\n    return ', '.join(parts)\n"
+    )
+    styled = original.replace(", noun)", ", noun, style=BOLD)")
+    snippet = styled.replace("import os\n\n\n", "import os\nBOLD = 1\n# ...\n")
+    expected = styled.replace("import os\n", "import os\nBOLD = 1\n")
+    # four lines rewritten in one hunk, more than MAX_REWRITTEN, but each alone between lines kept
+    assert apply(original, snippet) == expected
+    # four in a row are too many to read as rewrites
+    together = "\n".join(line for line in original.split("\n") if not line.startswith(("    if", "    ]")))
+    shown = together.replace(", noun)", ", noun, style=BOLD)").replace(
+        "import os\n\n\n", "import os\nBOLD = 1\n# ...\n"
+    )
+    assert apply(together, shown) is None
+
+
 def test_one_more_of_a_chain_of_look_alike_branches_is_not_a_rewrite_of_the_next() -> None:
     original = (
         "def main(opts):\n    for o, a in opts:\n        if o in ('-n', '--number'):\n            number = int(a)\n"
