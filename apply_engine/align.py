@@ -149,6 +149,8 @@ MIN_DISTINCT_WORD = 4  # letters of the part where two quoted values differ, to 
 CLAUSE = re.compile(
     r"^(\}\s*)?(else|elseif|elif|elsif|except|finally|rescue|ensure|catch|when)\b"
 )  # continues a block
+# clauses a block has one of, or of which the first after its body is the one a marker above it leaves
+ONE_PER_CHAIN = frozenset({"else", "except", "finally", "rescue", "ensure", "catch"})
 JSX_CONDITION = re.compile(r"^\{.*(&&|\?) ?\($")  # `{user.isOwner && (`, `{loading ? (`
 WRAPPERS = CONDITIONS | {"try", "with", "do", "else", "switch", "begin", "lock", "using", "synchronized"}
 BARE_KEYWORD = re.compile(r"^\w+\s*[:{]?$")  # `try:`, `do {`: a header that names nothing
@@ -3204,6 +3206,14 @@ class Aligner:
             return False  # Java's and Kotlin's `import a.b.Icon` beside `import a.b.Text`: a new one
         if FILE_SCOPE.match(s_header) and FILE_SCOPE.match(o_header):
             return True  # a package where the original has one
+        clause, o_clause = CLAUSE.match(s_header), CLAUSE.match(o_header)
+        if (
+            clause
+            and o_clause
+            and clause.group(2) == o_clause.group(2) in ONE_PER_CHAIN
+            and self.after_deeper_marker(s_item)
+        ):
+            return True  # `} catch (IOException e) {` below a marker in the `try`'s body: its handler
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)
         if key != s_header:
             # the same call on other text (`log.info("rendering")`), or a like-named call on much the
@@ -4266,6 +4276,25 @@ class Aligner:
             and below not in self.snippet.markers
             and leading(self.snippet.lines[below]) <= leading(self.snippet.lines[item.header])
         )
+
+    def after_deeper_marker(self, item: Item) -> bool:
+        """The line shown right above the item is a marker deeper than its header, which continues
+        a block whose opener the original has once (`try (var stream = Files.list(dir)) {`, `//
+        ... loop unchanged ...`, `} catch (...) {`): the marker elides the end of that block's
+        body, not a clause at the item's own depth."""
+        lines, depth = self.snippet.normalized, self.depth(item)
+        above = next((k for k in range(item.header - 1, -1, -1) if lines[k]), None)
+        if above not in self.snippet.markers or len(leading(self.snippet.lines[above])) <= depth:
+            return False
+        opener = next(
+            (
+                k
+                for k in range(above - 1, -1, -1)
+                if lines[k] and k not in self.snippet.markers and len(leading(self.snippet.lines[k])) <= depth
+            ),
+            None,
+        )
+        return opener is not None and len(self.original.where(lines[opener])) == 1
 
     def marker_below(self, item: Item) -> bool:
         """The next line shown below the item is a marker, at any depth (`- name: Restart

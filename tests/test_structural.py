@@ -7567,3 +7567,32 @@ def test_a_quoted_key_with_a_slash_is_a_key_so_its_value_changed_is_an_edit() ->
         '    "@npmcli/template-oss": "5.2.0",\n    // ... rest unchanged ...\n  }\n}\n'
     )
     assert merged(original, snippet, language="json") == original.replace('"5.1.0"', '"5.2.0"')
+
+
+def test_a_handler_below_a_marker_in_its_try_body_is_the_original_handler_rewritten() -> None:
+    original = (
+        "class Uploader {\n    List<String> uploadAll(Path dir) {\n        List<String> ids = new ArrayList<>();\n"
+        "        try (var stream = Files.list(dir)) {\n            for (Path file : stream.toList()) {\n"
+        "                ids.add(upload(file));\n            }\n        } catch (Exception e) {\n"
+        "            e.printStackTrace();\n        }\n        return ids;\n    }\n}\n"
+    )
+    snippet = (
+        "class Uploader {\n    List<String> uploadAll(Path dir) {\n        List<String> ids = new ArrayList<>();\n"
+        "        try (var stream = Files.list(dir)) {\n            /* ... loop unchanged ... */\n"
+        '        } catch (IOException e) {\n            LOG.error("cannot list {}", dir, e);\n        }\n'
+        "        return ids;\n    }\n}\n"
+    )
+    # the marker is deeper than the `catch`: it elides the loop, and the handler shown is the one
+    # the `try` has, narrowed, not a second one after it
+    expected = original.replace("catch (Exception e)", "catch (IOException e)").replace(
+        "e.printStackTrace();", 'LOG.error("cannot list {}", dir, e);'
+    )
+    assert merged(original, snippet, language="java") == expected
+    # under a bare `try {` the file has twice, the marker may as well elide the handler
+    twice = original.replace("try (var stream = Files.list(dir)) {", "try {").replace(
+        "    List<String> uploadAll",
+        "    void warm() {\n        try {\n            load();\n"
+        "        } catch (Exception e) {\n            e.printStackTrace();\n        }\n    }\n\n"
+        "    List<String> uploadAll",
+    )
+    ambiguous(twice, snippet.replace("try (var stream = Files.list(dir)) {", "try {"), language="java")
