@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 107 blind sets of everyday edits: 71.6% blind, 86.3% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 111 blind sets of everyday edits: 72.1% blind, 87.0% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -120,11 +120,19 @@ def test_syntax_errors_are_counted() -> None:
     assert syntax_errors("function f() { return 1;\n", "javascript") > 0
 
 
+# Expected files whose grammar reads valid code as an error, one more where the case adds more of it
+GRAMMAR_GAPS: dict[str, str] = {
+    "everyday/s111-38-sql-tablefunc-crosstab5": "tree-sitter-sql reads `CREATE FUNCTION f(text) RETURNS setof t "
+    "AS '...','...' LANGUAGE C STABLE STRICT;` with one error; the case adds one more such function",
+}
+
+
 @pytest.mark.parametrize("name", MERGEABLE)
 def test_expected_adds_no_syntax_errors(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected is not None
-    assert syntax_errors(case.expected, case.language) <= syntax_errors(case.original, case.language)
+    allowed = syntax_errors(case.original, case.language) + (name in GRAMMAR_GAPS)
+    assert syntax_errors(case.expected, case.language) <= allowed
 
 
 # Cases the engine merges wrongly today, each found by a blind set and not fixed yet. Strict: once
@@ -238,6 +246,14 @@ KNOWN_WRONG: dict[str, str] = {
     "everyday/s106-34-ruby-subscription-drop-legacy-methods": "a deprecated method inside a range a marker "
     "elides, its callee deleted elsewhere in the snippet: kept as elided (the check for a deleted name still "
     "used looks at top-level declarations only)",
+    "everyday/s109-05-python-fnmatch-cache-size-filter-gone": "a function between a body ending in a marker "
+    "and the next one, more lines than a deletion may take unsaid: kept as elided (a negative, merged)",
+    "everyday/s109-08-python-worker-batch-reserve-unanchored": "a new line binding a name nothing reads, "
+    "above a marker that elides the like line it may replace: added (a negative, merged)",
+    "everyday/s109-26-java-notification-client-push-dropped": "a class's last method left out below a "
+    "whole method shown and the class's closer: deleted, as short closed-up code is (a negative, merged)",
+    "everyday/s109-29-rust-retrying-client-phantom-field": "a context line rewritten to read a field no "
+    "code declares: taken as the edit it looks like (a negative, merged)",
 }
 
 
