@@ -2925,19 +2925,19 @@ class Aligner:
     def extends_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
         """A new line that is an elided line with more written after it (`unset FORCE DRY_RUN` where
         `unset FORCE` stands): that line edited, or a second one added? The reason is recorded."""
-        elided = {
-            line.rstrip(";"): line
-            for item in kept
-            if not item.children
-            and letters(line := self.original.normalized[item.header]) >= MIN_INNER_LETTERS
-            and not COMMENT.match(line)
-        }
+        heads = {}  # each new one-line item by the lines its first words make (`unset FORCE`)
         for item in inserted:
             line = self.snippet.normalized[item.header]
-            if item.children or COMMENT.match(line):
-                continue
-            old = next((old for stem, old in elided.items() if line.startswith(stem + " ")), None)
-            if old is not None:
+            if not item.children and not COMMENT.match(line):
+                words = line.split(" ")
+                heads.update((" ".join(words[:k]), item) for k in range(1, len(words)))
+        if not heads:
+            return False
+        for o_item in kept:
+            old = self.original.normalized[o_item.header]
+            item = heads.get(old.rstrip(";"))
+            if item and not o_item.children and letters(old) >= MIN_INNER_LETTERS and not COMMENT.match(old):
+                line = self.snippet.normalized[item.header]
                 self.fail(
                     "edit_or_insertion", f"{line[:60]!r} extends the elided {old[:40]!r}: an edit?", item
                 )

@@ -320,10 +320,13 @@ class Hunks:
         if len(shown) != 1 or letters(shown[0]) < MIN_TELLING:
             return []
         line = shown[0].strip()
+        size = len(line)  # (a ratio needs lengths that allow it: a quick look first)
         like = [
             q
             for q, old in enumerate(self.lines)
-            if letters(old) >= MIN_TELLING and similar(old.strip(), line, REWRITTEN_ALONE)
+            if 2 * min(len(old.strip()), size) >= REWRITTEN_ALONE * (len(old.strip()) + size)
+            and letters(old) >= MIN_TELLING
+            and similar(old.strip(), line, REWRITTEN_ALONE)
         ]
         if len(like) != 1 or like[0] < at or leading(self.lines[like[0]]) != leading(shown[0]):
             return []
