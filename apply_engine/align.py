@@ -3257,9 +3257,11 @@ class Aligner:
             # `case "release":` is another arm than `case "pull_request":`, as a name is; not
             # `case .card, .applePay:` than `case .card, .applePay, .paypal:`
             return False
-        if not s_item.children and not s_item.closer and o_item.children and self.opens_block(s_item):
+        body_elided = all(child.marker for child in s_item.children)
+        if body_elided and not s_item.closer and o_item.children and self.opens_block(s_item):
             # a block's header shown alone, its body elided (`for (...; page <= total; ...) {`, then
-            # a marker as deep): the header edited, where the original's there is much like it
+            # a marker as deep, or one inside it): the header edited, where the original's there is
+            # much like it
             if s_word[0] in CONDITIONS and tests_another_value(s_header, o_header):
                 return False
             return similarity(s_header, o_header) >= BLOCK_EDIT_SIMILARITY

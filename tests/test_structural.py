@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from apply_engine.errors import InputError
+from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
@@ -7596,3 +7597,11 @@ def test_a_handler_below_a_marker_in_its_try_body_is_the_original_handler_rewrit
         "    List<String> uploadAll",
     )
     ambiguous(twice, snippet.replace("try (var stream = Files.list(dir)) {", "try {"), language="java")
+
+
+def test_a_header_edited_over_a_body_that_is_only_a_marker_is_an_edit_of_the_block() -> None:
+    # XZ Utils' example (fixtures/everyday): `if (!init_decoder(&strm, memlimit)) {` over a marker
+    # alone, in a loop of other `if`s, then the function's `}`: that `if`, its header given one
+    # argument more, not a new one written over the 16 lines of the original's (a deletion refused)
+    case = load_case(DEFAULT_ROOT / "everyday" / "c_xz_decompress_memlimit")
+    assert merged(case.original, case.snippet, language=case.language) == case.expected
