@@ -23,7 +23,7 @@ IMPORTS = [  # an import's key is the module it imports from, so a changed impor
     re.compile(r"^((?:pub\s+)?use\s+[\w:]+::)\{"),
 ]
 DECLARATION = re.compile(  # the key leaves out modifiers: `export async function f` -> `function f`
-    r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ]+?(?:\s+for\s+[\w:<>]+)?(?=\s*(?:\{|where|$))|"
+    r"^(?:[\w$@]+(?:\([\w:]+\))?\s+)*?((?:impl(?:<[^>]*>)?\s+[\w:<>, ']+?(?:\s+for\s+[\w:<>']+(?:,\s*[\w:<>']+)*)?(?=\s*(?:\{|where|$))|"
     r"(?:class|struct|interface|enum|trait|protocol|extension|record|object|type|module|namespace|fn|func|def|"
     r"function|fun|union|message|service|contract|library|modifier)\s+(?:[\w$.]+(?::[\w$]+|(?:-\w+)*)|`[^`]+`)))"
 )  # Kotlin's fun `a test name`(), PowerShell's function Get-Item, Solidity's contract Vault, Lua's M:dump
@@ -90,6 +90,8 @@ MEMBER = re.compile(r"^(?:static\s+|abstract\s+)?(?:member|override|default)\s+(
 EQUATIONS = frozenset({"haskell", "elm", "fsharp"})  # the languages keyed by EQUATION and LET_BINDING
 # a method defined with a space before its parameters (JavaScript Standard's `mute (c) {`): its name
 SPACED_METHOD = re.compile(r"^((?:(?:static|async|get|set)\s+)*[A-Za-z_$][\w$]*) \([^()]*\)\s*\{$")
+IMPL_PARAMETERS = re.compile(r"^impl<((?:[^<>]|<[^<>]*>)*)>\s*")  # `impl<T: Copy + Debug> `
+TYPE_ARGUMENTS = re.compile(r"<([^<>]*)>")  # `<T>` of `RingBuffer<T>`
 TEMPLATE_LANGUAGES = frozenset({"cpp", "cuda"})
 SPECIALIZATION = re.compile(r"<(?:[^<>]|<[^<>]*>)*>")  # template arguments, one level of nesting
 SPACED_METHOD_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
@@ -211,7 +213,7 @@ def signature_key(line: str, language: str = "") -> str:
             arguments = SPECIALIZATION.match(text, found.end())
             return found.group(1) + (arguments.group() if arguments else "")
         if found:
-            return found.group(1)
+            return generic_impl(found.group(1)) if text.startswith("impl<") else found.group(1)
     if text.endswith('" {'):
         found = NAMED_BLOCK.match(text)
         if found:
@@ -258,6 +260,22 @@ def signature_key(line: str, language: str = "") -> str:
         if key is not None:  # a method made async or private is the same method: `async read(`
             return METHOD_MODIFIERS.sub("", key)
     return call_key(text) or text
+
+
+def generic_impl(key: str) -> str:
+    """Rust's `impl<T: Copy> RingBuffer<T>` -> `impl RingBuffer`: an impl made generic is the same
+    impl, its own parameters left out of the types it names (`Iter<'_, T>` -> `Iter<'_>`, as the
+    impl of `Iter<'_>` it was), other arguments kept (`impl From<u8> for W`)."""
+    declared = IMPL_PARAMETERS.match(key)
+    if declared is None:
+        return key
+    names = set(re.findall(r"(?:^|,)\s*('?[A-Za-z_]\w*)", declared.group(1)))  # (lifetimes too: `'a`)
+
+    def without_names(found: re.Match[str]) -> str:
+        kept = [part.strip() for part in found.group(1).split(",") if part.strip() not in names]
+        return f"<{', '.join(kept)}>" if kept else ""
+
+    return "impl " + TYPE_ARGUMENTS.sub(without_names, key[declared.end() :]).strip()
 
 
 def balanced(text: str) -> bool:

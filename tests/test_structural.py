@@ -7605,3 +7605,30 @@ def test_a_header_edited_over_a_body_that_is_only_a_marker_is_an_edit_of_the_blo
     # argument more, not a new one written over the 16 lines of the original's (a deletion refused)
     case = load_case(DEFAULT_ROOT / "everyday" / "c_xz_decompress_memlimit")
     assert merged(case.original, case.snippet, language=case.language) == case.expected
+
+
+def test_a_rust_impl_made_generic_is_the_same_impl() -> None:
+    assert signature_key("impl<T: Copy> RingBuffer<T> {", "rust") == signature_key(
+        "impl RingBuffer {", "rust"
+    )
+    assert signature_key("impl<T: Copy> ExactSizeIterator for Iter<'_, T> {}", "rust") == signature_key(
+        "impl ExactSizeIterator for Iter<'_> {}", "rust"
+    )
+    # its own parameters only: `From<u8>` names another impl than `From<u16>`
+    assert signature_key("impl From<u8> for W {", "rust") != signature_key("impl From<u16> for W {", "rust")
+    original = (
+        "pub struct Ring {\n    buf: Vec<f64>,\n}\n\nimpl Ring {\n    pub fn new() -> Self {\n"
+        "        Ring { buf: Vec::new() }\n    }\n\n    pub fn push(&mut self, value: f64) {\n"
+        "        self.buf.push(value);\n    }\n}\n"
+    )
+    snippet = (
+        "pub struct Ring<T> {\n    buf: Vec<T>,\n}\n\nimpl<T: Copy> Ring<T> {\n    // ... existing code ...\n\n"
+        "    pub fn push(&mut self, value: T) {\n        // ... existing code ...\n    }\n}\n"
+    )
+    expected = (
+        original.replace("pub struct Ring {", "pub struct Ring<T> {")
+        .replace("Vec<f64>", "Vec<T>")
+        .replace("impl Ring {", "impl<T: Copy> Ring<T> {")
+        .replace("value: f64", "value: T")
+    )
+    assert merged(original, snippet, language="rust") == expected
