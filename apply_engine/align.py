@@ -3212,6 +3212,7 @@ class Aligner:
             and o_clause
             and clause.group(2) == o_clause.group(2) in ONE_PER_CHAIN
             and self.after_deeper_marker(s_item)
+            and not self.original.where(s_header)
         ):
             return True  # `} catch (IOException e) {` below a marker in the `try`'s body: its handler
         key, o_key = self.snippet.key(s_item), self.original.key(o_item)

@@ -7632,3 +7632,22 @@ def test_a_rust_impl_made_generic_is_the_same_impl() -> None:
         .replace("value: f64", "value: T")
     )
     assert merged(original, snippet, language="rust") == expected
+
+
+def test_a_handler_shown_as_it_stands_below_a_marker_keeps_the_handlers_before_it() -> None:
+    original = (
+        "def load(path):\n    try:\n        with open(path) as fh:\n            raw = fh.read()\n"
+        "    except FileNotFoundError:\n        return {}\n    except ValueError as exc:\n"
+        "        raise SettingsError(exc) from exc\n    return parse(raw)\n\n\ndef dump(s):\n    return str(s)\n"
+    )
+    snippet = (
+        "def load(path):\n    started = now()\n    try:\n        # ... existing code ...\n"
+        "    except ValueError as exc:\n        raise SettingsError(exc) from exc\n    finally:\n"
+        "        log(now() - started)\n    return parse(raw)\n"
+    )
+    # `except ValueError` stands in the original as shown: it is that handler, not the first one
+    # rewritten (which would delete `except FileNotFoundError`)
+    expected = original.replace("    try:\n", "    started = now()\n    try:\n").replace(
+        "from exc\n", "from exc\n    finally:\n        log(now() - started)\n"
+    )
+    assert merged(original, snippet, language="python") == expected
