@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 111 blind sets of everyday edits: 72.1% blind, 87.0% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 113 blind sets of everyday edits: 72.3% blind, 87.0% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -254,6 +254,15 @@ KNOWN_WRONG: dict[str, str] = {
     "whole method shown and the class's closer: deleted, as short closed-up code is (a negative, merged)",
     "everyday/s109-29-rust-retrying-client-phantom-field": "a context line rewritten to read a field no "
     "code declares: taken as the edit it looks like (a negative, merged)",
+    "everyday/s112-08-python-neg-cors-origin-add-or-replace": "a list's last entry shown after a marker with "
+    "another port where the original's last entry stands: read as that entry rewritten (a negative, merged)",
+    "everyday/s112-13-typescript-neg-proxy-range-insert-or-replace": "a new entry between a shown one and a "
+    "marker, unlike the elided one after it: read as added (a negative, merged)",
+    "everyday/s113-15-java-signup-handler-replace-or-add": "a `catch` of a subclass below a marker in the "
+    "`try`'s body, where one `catch` stands: read as that handler narrowed, as blind `110/26` wants (a "
+    "negative, merged)",
+    "everyday/s113-19-typescript-api-client-else-under-chain": "a new `else` below a marker in the first "
+    "branch of an `if` chain: the `else if`s between are deleted, not kept or refused (a negative, merged)",
 }
 
 
