@@ -213,10 +213,14 @@ class Hunks:
     def best(self, readings: list[Reading], shown: list[str], run: range, p: int, top: int) -> Placed | None:
         """The reading that keeps the most original lines (a cell added and a `colspan` rewritten,
         not a whole row added above the one it rewrites), unless it rewrites lines that also read
-        as a new block."""
+        as a new block (not where all it does is give a literal another value: `if (str.length >
+        200) {` over `return;` is the original `if`, not one more)."""
         _, (q, tail), steps, rewrites = min(readings, key=lambda reading: reading[0])
         rename = self.rename_in(rewrites)
-        if rewrites and rename is None and self.reads_as_new(shown, p, top):
+        revalued_only = all(
+            len(before) == len(after) == 1 and revalued(before[0], after[0]) for before, after in rewrites
+        )
+        if rewrites and rename is None and not revalued_only and self.reads_as_new(shown, p, top):
             return None  # lines rewritten between anchors, or new code after the top one?
         at = run.start + top
         ops = [

@@ -343,6 +343,20 @@ def test_one_more_of_a_chain_of_look_alike_branches_is_not_a_rewrite_of_the_next
     )
 
 
+def test_a_block_opener_given_another_literal_is_that_block_not_one_more() -> None:
+    original = (
+        "module.exports = function (val) {\n  return parse(val);\n};\n\nfunction parse(str) {\n"
+        "  str = String(str);\n  if (str.length > 100) {\n    return;\n  }\n  return match(str);\n}\n"
+    )
+    snippet = (
+        "module.exports = function (val) {\n  return parse(val);\n};\n# ...\nfunction parse(str) {\n"
+        "  str = String(str);\n  if (str.length > 200) {\n    return;\n  }\n# ...\n"
+    )
+    # `if (...) { return; }` also reads as a new block above the original's; but one that differs
+    # from it by a literal only is the original's, its limit raised
+    assert apply(original, snippet) == original.replace("> 100", "> 200")
+
+
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
     original = "a = 1\n\ndef f():\n    start()\n    stop()\n\ndef g():\n    start()\n    stop()\n"
     snippet = "a = 1\n# ...\n    start()\n    audit()\n    stop()\n# ...\n"
