@@ -50,7 +50,7 @@ RETOUCHED_TOKENS = 12  # tokens of a line long enough that a value changed in it
 MAX_RETOUCHED = 3  # tokens such a change may take
 RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
 REWRITTEN_ALONE = 0.8  # how alike a lone hunk's line must be to the one original line it rewrites
-FIELD = re.compile(r"^\s*[\w$\"'-]+\s*:(?!:)(?=\s*\S)")  # a field set in a struct or a mapping: `reason:`
+FIELD = re.compile(r"^\s*[\w$\"'-]+:(?!:)(?=\s+\S)")  # a field set in a struct or a mapping: `reason: `
 CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
 COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")
 WORD = re.compile(r"\w+")
@@ -280,6 +280,7 @@ class Hunks:
                 and old.rstrip(CLOSING) != line.rstrip(CLOSING)
                 and not (restated(old, line) and not self.chained(old))
                 and not retouched(old, line)
+                and not same_field(old, line)
             ):
                 found = renamed(old, line)
                 if found is None or rename not in (None, found) or not self.renames(found):
@@ -346,6 +347,7 @@ class Hunks:
             and (
                 restated(self.lines[p - count - 1], new[-count - 1])
                 or retouched(self.lines[p - count - 1], new[-count - 1])
+                or same_field(self.lines[p - count - 1], new[-count - 1])
             )
         ):
             count += 1

@@ -3,7 +3,7 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated
+from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated, same_field
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -355,6 +355,39 @@ def test_a_block_opener_given_another_literal_is_that_block_not_one_more() -> No
     # `if (...) { return; }` also reads as a new block above the original's; but one that differs
     # from it by a literal only is the original's, its limit raised
     assert apply(original, snippet) == original.replace("> 100", "> 200")
+
+
+def test_a_field_set_again_beside_its_anchor_is_the_field_edited() -> None:
+    original = (
+        "export const useCustomer = (id: string) =>\n  useQuery({\n    queryKey: ['customer', id],\n"
+        "    queryFn: () => api.get(`/customers/${id}`),\n    staleTime: 30_000,\n    retry: 2,\n  });\n\n"
+        "export const useOrders = () =>\n  useQuery({\n    queryKey: ['orders'],\n    queryFn: () => api.get('/orders'),\n"
+        "    staleTime: 30_000,\n    retry: 2,\n  });\n"
+    )
+    snippet = (
+        "# ...\n    queryFn: () => api.get(`/customers/${id}`),\n    staleTime: 5 * 60_000,\n# ...\n"
+        "    queryFn: () => api.get('/orders'),\n    staleTime: 10_000,\n# ...\n"
+    )
+    # `staleTime:` twice in one object is no object: each is the field below its anchor, edited
+    expected = original.replace("staleTime: 30_000", "staleTime: 5 * 60_000", 1).replace(
+        "staleTime: 30_000", "staleTime: 10_000"
+    )
+    assert apply(original, snippet) == expected
+    # and above it: the field right above the line it is shown over
+    decision = (
+        "const LIMIT: u64 = 25;\n\nfn check(n: u64) -> Decision {\n    if n > LIMIT {\n        return Decision {\n"
+        '            allowed: false,\n            reason: "too large".to_string(),\n            retry_after: None,\n'
+        "        };\n    }\n    Decision::allow()\n}\n"
+    )
+    shown = (
+        "const LIMIT: u64 = 50;\n# ...\n"
+        '            reason: format!("{} is over {}", n, LIMIT),\n            retry_after: None,\n# ...\n'
+    )
+    assert apply(decision, shown) == decision.replace("= 25", "= 50").replace(
+        '"too large".to_string()', 'format!("{} is over {}", n, LIMIT)'
+    )
+    # Ruby's `before_action :require_admin` names a symbol: no field, so no such reading
+    assert not same_field("    before_action :require_finance_role", "    before_action :require_admin")
 
 
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
