@@ -483,14 +483,23 @@ def opened_by(line: str) -> str | None:
 def retouched(old: str, new: str) -> bool:
     """Whether `new` is `old` with a value changed in place: a long line of code that stays the same
     but for a short run of tokens that holds a literal (`date:"d/m/Y"` to `date:"SHORT_DATE_FORMAT"`,
-    `--coverage 80` to `--coverage 85`, `"USD"` to `invoice.currency`). Not a name renamed (renamed
-    says when that is all), nor a comment reworded (a new one above the code it describes?)."""
+    `--coverage 80` to `--coverage 85`, `"USD"` to `invoice.currency`), or a shorter one whose one
+    string is reworded. Not a name renamed (renamed says when that is all), nor a comment reworded
+    (a new one above the code it describes?)."""
     if leading(old) != leading(new) or COMMENT_LINE.match(old):
         return False
     before, after = LITERAL_TOKEN.findall(old), LITERAL_TOKEN.findall(new)
     longest = max(len(before), len(after))
     if min(len(before), len(after)) < RETOUCHED_TOKENS:
-        return False
+        # a shorter line, one quoted string in it rewritten much alike (`content="... up to 5
+        # people."` to `... up to 10 people."`): the same value, reworded
+        changed = [(a, b) for a, b in zip(before, after, strict=False) if a != b]
+        return (
+            len(before) == len(after)
+            and len(changed) == 1
+            and all(token[0] in "\"'" for token in changed[0])
+            and similar(*changed[0], REWRITTEN_ALONE)
+        )
     head = 0
     while head < min(len(before), len(after)) and before[head] == after[head]:
         head += 1

@@ -357,6 +357,25 @@ def test_a_block_opener_given_another_literal_is_that_block_not_one_more() -> No
     assert apply(original, snippet) == original.replace("> 100", "> 200")
 
 
+def test_a_short_line_whose_one_string_is_reworded_is_an_edit_of_it() -> None:
+    original = (
+        "import sys\n\n\ndef main():\n    if len(sys.argv) < 2:\n"
+        '        print("usage: stem [-k] FILE")\n        return 2\n    return run(sys.argv[1:])\n'
+    )
+    snippet = (
+        'import sys\nimport os\n# ...\n        print("usage: stem [-k] [-c] FILE")\n        return 2\n# ...\n'
+    )
+    expected = original.replace("import sys\n", "import sys\nimport os\n").replace(
+        "[-k] FILE", "[-k] [-c] FILE"
+    )
+    assert apply(original, snippet) == expected
+    # a string unlike the one there makes another line, added below it
+    unlike = snippet.replace("usage: stem [-k] [-c] FILE", "no file given")
+    assert apply(original, unlike) == original.replace("import sys\n", "import sys\nimport os\n").replace(
+        'FILE")\n', 'FILE")\n        print("no file given")\n'
+    )
+
+
 def test_a_field_set_again_beside_its_anchor_is_the_field_edited() -> None:
     original = (
         "export const useCustomer = (id: string) =>\n  useQuery({\n    queryKey: ['customer', id],\n"
