@@ -52,7 +52,7 @@ RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
 REWRITTEN_ALONE = 0.8  # how alike a lone hunk's line must be to the one original line it rewrites
 FIELD = re.compile(r"^\s*[\w$\"'-]+:(?!:)(?=\s+\S)")  # a field set in a struct or a mapping: `reason: `
 CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
-COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")
+COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")  # a comment's line, in most languages
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"\w+|\S")
 QUOTED = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")  # its brackets count for nothing
@@ -266,10 +266,12 @@ class Hunks:
 
     def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
-        edited in one of three plain ways: its closing punctuation changed (`business;` to
-        `business,` above a new last enum value, `placeholder='...'):` to `placeholder='...',` above
-        a new last parameter); the same statement rewritten (restated); or a name renamed throughout
-        (renames), and with it the name renamed. None edited, none count."""
+        edited in a plain way: its closing punctuation changed (`business;` to `business,` above a
+        new last enum value, `placeholder='...'):` to `placeholder='...',` above a new last
+        parameter); the same statement rewritten (restated), unless its block is one of a chain of
+        look-alikes (chained); a value changed in place (retouched); a field given another value
+        (same_field); or a name renamed throughout (renames), and with it the name renamed. None
+        edited, none count."""
         count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
@@ -339,7 +341,8 @@ class Hunks:
 
     def edits_above(self, new: list[str], p: int, at: int) -> int:
         """How many of the last `new` lines restate the original lines right above line p, one for
-        one (`var match = /.../` with one more unit in the pattern), to be written over them."""
+        one (`var match = /.../` with one more unit in the pattern), change a value in them, or set
+        their field anew, to be written over them."""
         count = 0
         while (
             count < len(new)
@@ -456,8 +459,12 @@ def restated(old: str, new: str) -> bool:
     or a block opened by the same call or signature (`launch(Dispatchers.IO) {` to
     `launch(ioDispatcher) {`, `def retrbinary(..., blocksize=8192):` given another default)."""
     before, after = ASSIGNED.match(old), ASSIGNED.match(new)
-    declared = before and after and before.group(1).strip() == after.group(1).strip()
-    declared = declared and bool(DECLARING & set(WORD.findall(before.group(1))))
+    declared = (
+        before is not None
+        and after is not None
+        and before.group(1).strip() == after.group(1).strip()
+        and bool(DECLARING & set(WORD.findall(before.group(1))))
+    )
     if not (alike(old.strip(), new.strip()) or (declared and leading(old) == leading(new))):
         return False  # (but a name declared again, `const copy = ...` where it stands, is the same one)
     if before and after:

@@ -1259,11 +1259,12 @@ def declared_function(line: str) -> str | None:
 def deleted_yet_used(
     plan: list[Span], source: Source, edit: Source, markers: set[int], tree: list[Item], merged: str
 ) -> str | None:
-    """A top-level declaration the merge deletes (`def _fmt`), declared nowhere else in the merged
-    file, whose name that file still uses: a snippet that shows the code around it closed up, not a
-    deletion it meant (one that names it in a removal comment is)."""
-    # (top-level items only: a method's name is too often another object's, `this.users.get(id)`;
-    # see renamed_beside_old_call)
+    """A top-level declaration the merge deletes (`def _fmt`), or a function declared in another's
+    body (`function destroy() {`), declared nowhere else in the merged file, whose name that file
+    still uses: a snippet that shows the code around it closed up, not a deletion it meant (one
+    that names it in a removal comment is)."""
+    # (top-level items, and functions in a function's body: a method's name is too often another
+    # object's, `this.users.get(id)`; see renamed_beside_old_call)
     gone: list[tuple[Item, bool]] = []  # (item, whether a function's body holds it)
     offsets = source.offsets
     for lo, hi in not_copied(plan, source):
@@ -1304,8 +1305,8 @@ def deleted_yet_used(
         # (a function's own name is not declared again by a member set to it: `createDebug.destroy =`)
         declared = (
             found
-            for key in keys
-            if (found := DECLARED_NAME.search(key)) and not (local and key[: found.start()].endswith("."))
+            for other in keys
+            if (found := DECLARED_NAME.search(other)) and not (local and other[: found.start()].endswith("."))
         )
         if not any(found.group() == name.group() for found in declared):
             return key
