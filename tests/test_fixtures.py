@@ -262,7 +262,8 @@ KNOWN_WRONG: dict[str, str] = {
     "`try`'s body, where one `catch` stands: read as that handler narrowed, as blind `110/26` wants (a "
     "negative, merged)",
     "everyday/s113-19-typescript-api-client-else-under-chain": "a new `else` below a marker in the first "
-    "branch of an `if` chain: the `else if`s between are deleted, not kept or refused (a negative, merged)",
+    "branch of an `if` chain: read as the chain's own `else` rewritten, the `else if`s between kept as "
+    "elided (a negative, merged)",
 }
 
 
