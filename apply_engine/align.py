@@ -333,6 +333,10 @@ class Side:
     def is_comment(self, item: Item) -> bool:
         return COMMENT.match(self.normalized[item.header]) is not None
 
+    def code(self, items: list[Item]) -> list[Item]:
+        """The items whose header is code: not blank, no comment."""
+        return [item for item in items if self.normalized[item.header] and not self.is_comment(item)]
+
     def nonblank(self, items: Sequence[Item]) -> int:
         return sum(1 for item in items for line in self.normalized[item.start : item.end] if line)
 
@@ -655,9 +659,11 @@ def named_elsewhere(side: Side, item: Item) -> bool:
     )
 
 
-def whole_word(name: str) -> re.Pattern[str]:
-    """`name` as a word of code (`sleep`, not `sleepy` or `$sleep`)."""
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+def whole_word(name: str, member: bool = True) -> re.Pattern[str]:
+    """`name` as a word of code (`sleep`, not `sleepy` or `$sleep`); with `member` false, not as
+    a member either (`destroy`, not `createDebug.destroy`)."""
+    before = r"[\w$]" if member else r"[\w$.]"
+    return re.compile(rf"(?<!{before}){re.escape(name)}(?![\w$])")
 
 
 def last_descendants(item: Item) -> list[Item]:
@@ -2925,7 +2931,9 @@ class Aligner:
     def extends_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
         """A new line that is an elided line with more written after it (`unset FORCE DRY_RUN` where
         `unset FORCE` stands): that line edited, or a second one added? The reason is recorded."""
-        heads = {}  # each new one-line item by the lines its first words make (`unset FORCE`)
+        heads: dict[
+            str, Item
+        ] = {}  # each new one-line item by the lines its first words make (`unset FORCE`)
         for item in inserted:
             line = self.snippet.normalized[item.header]
             if not item.children and not COMMENT.match(line):
@@ -3824,7 +3832,7 @@ class Aligner:
         lo, hi = o_gap[0].start, o_gap[-1].end
         known = set(lines)
         edited = [line for line in self.snippet.normalized if line and line not in known]
-        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        named = self.original.code(o_gap)
         for item in named:
             declared = NAME.findall(self.original.key(item))  # `class LifoQueue`: LifoQueue
             if not declared:
@@ -3861,7 +3869,7 @@ class Aligner:
         lines = self.original.normalized
         known = set(lines)
         written = "\n".join(line for line in self.snippet.normalized if line and line not in known)
-        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        named = self.original.code(o_gap)
         if len(named) < MIN_TABLED or not written:
             return False
         return all(
@@ -3878,7 +3886,7 @@ class Aligner:
         (`@deprecated`, `[Obsolete]`, `#[deprecated]`, `// Deprecated: ...`, a `legacy` name):
         shown closed up, whole neighbours adjacent, its deletion is meant."""
         lines = self.original.normalized
-        named = [item for item in o_gap if lines[item.header] and not self.original.is_comment(item)]
+        named = self.original.code(o_gap)
         return (
             bool(named)
             and all(

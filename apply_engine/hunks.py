@@ -327,13 +327,13 @@ class Hunks:
         if len(shown) != 1 or letters(shown[0]) < MIN_TELLING:
             return []
         line = shown[0].strip()
-        size = len(line)  # (a ratio needs lengths that allow it: a quick look first)
         like = [
             q
-            for q, old in enumerate(self.lines)
-            if 2 * min(len(old.strip()), size) >= REWRITTEN_ALONE * (len(old.strip()) + size)
+            for q, old in enumerate(text.strip() for text in self.lines)
+            # (a ratio needs lengths that allow it: a quick look first)
+            if 2 * min(len(old), len(line)) >= REWRITTEN_ALONE * (len(old) + len(line))
             and letters(old) >= MIN_TELLING
-            and similar(old.strip(), line, REWRITTEN_ALONE)
+            and similar(old, line, REWRITTEN_ALONE)
         ]
         if len(like) != 1 or like[0] < at or leading(self.lines[like[0]]) != leading(shown[0]):
             return []

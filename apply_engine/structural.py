@@ -1294,11 +1294,7 @@ def deleted_yet_used(
             or (local and not LOCAL_FUNCTION.match(key))
         ):
             continue  # (declared as it was: moved, or rewritten whole)
-        word = (
-            whole_word(name.group())
-            if not local
-            else re.compile(rf"(?<![\w$.]){re.escape(name.group())}(?![\w$])")
-        )
+        word = whole_word(name.group(), member=not local)
         if not word.search(merged) or any(word.search(edit.lines[k]) for k in markers):
             continue
         keys = (signature_key(normalize(line)) for line in merged.splitlines())
