@@ -272,7 +272,7 @@ def block(
     return h + linear(F.silu(gate) * up, layer.down, layer.down_bias)  # [n, hidden]
 
 
-def triton_layers(target: "FastTarget") -> tuple[object | None, str | None]:
+def triton_layers(target: "FastTarget", overlap: bool | None) -> tuple[object | None, str | None]:
     """The target's layers as Triton kernels, or None and why not (Triton missing, a shape the
     kernels do not take). Their block sizes are timed on a GPU, not under the CPU interpreter."""
     on_cuda = target.device.type == "cuda"
@@ -286,7 +286,7 @@ def triton_layers(target: "FastTarget") -> tuple[object | None, str | None]:
     if reason is not None:
         return None, reason
     try:
-        return kernels.TritonLayers(target, tune=on_cuda), None
+        return kernels.TritonLayers(target, tune=on_cuda, overlap=overlap), None
     except Exception as exc:  # a kernel this GPU or Triton version cannot compile: the torch layers run
         return None, f"{type(exc).__name__}: {exc}"[:300]
 
@@ -369,7 +369,8 @@ class FastTarget:
     ) -> None:
         """`pad`: pad forwards to the buckets and attend over the whole cache (the CUDA default, which
         graphs need); else run each forward at its own size over the filled slots (the CPU default).
-        `kernels`: "triton" runs forwards of up to 256 tokens through apply_engine/triton_layers.py,
+        `kernels`: "triton" runs forwards of up to 256 tokens through apply_engine/triton_layers.py
+        ("triton-serial": each kernel launched after the one before has ended, for comparison),
         "torch" through `block`; "auto" picks Triton on CUDA in bf16/fp16 where it can run the model
         (in fp32 the torch layers keep GPU outputs equal to transformers')."""
         config = model.config
@@ -404,8 +405,12 @@ class FastTarget:
         if compile:
             self.block = compiled(block)
         self.triton, self.triton_error = None, None
-        if kernels == "triton" or (kernels == "auto" and on_cuda and self.dtype != torch.float32):
-            self.triton, self.triton_error = triton_layers(self)
+        if kernels in ("triton", "triton-serial") or (
+            kernels == "auto" and on_cuda and self.dtype != torch.float32
+        ):
+            self.triton, self.triton_error = triton_layers(
+                self, False if kernels == "triton-serial" else None
+            )
         self.native = native_layers(self.layers, self.k_cache, self.v_cache, self.dims, cache_len)
         # a forward of more than MAX_ROWS tokens (a prefill) runs in the C layers only where that is faster
         self.c_prefill = self.native is not None and max_len > MAX_ROWS and prefills_in_c(self)

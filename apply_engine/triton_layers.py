@@ -9,7 +9,7 @@ kernels (torch's, compiled, ran ~17):
     matmul          q/k/v partial sums                      normed @ qkv.T, split along the inputs
     qkv_rope        sum the partials (+ bias), rotate q and k, write q and the new keys/values to the cache
     attention       each grouped query row over the slots up to its position (flash-style, GQA),
-                    256-slot chunks of the cache in parallel; then `combine` merges the chunks
+                    128-slot chunks of the cache in parallel; then `combine` merges the chunks
     matmul          o partial sums, then residual_norm with the post-attention norm
     matmul(swiglu)  silu(gate) * up from one pass over gate and up rows
     matmul          down partial sums, summed by the next layer's residual_norm
@@ -20,11 +20,21 @@ split their inputs across programs so that enough of them stream the weight at o
 kernel sums the partials in a fixed order, so a forward is deterministic. The residual stream stays
 in fp32 between layers. Block sizes and splits are timed once per product shape on the GPU (`tune`).
 
+On Hopper and later, forwards of up to OVERLAP_ROWS tokens overlap their kernels: each is launched
+as a programmatic dependent of the one before, so it starts while that one drains. A product first
+asks for the first columns of its weight slice to be brought into L2 (weights depend on no kernel),
+then waits for the kernel before to finish; every other kernel waits first. A small kernel lets the
+next one launch once it has waited, a product once it has read its weights. Every kernel waits, so
+each still sees all earlier writes, and the output is the same bits as with plain launches.
+
 `TRITON_INTERPRET=1` runs the kernels on the CPU (slowly): the tests check them there against the
 torch layers, on a tiny model.
 """
 
 import hashlib
+import math
+import statistics
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import torch
@@ -37,13 +47,19 @@ if TYPE_CHECKING:
     from apply_engine.fast_target import FastTarget
 
 MAX_ROWS = 256
-ATTENTION_ROWS = 16  # grouped query rows per attention program (a matrix-unit tile)
 KEY_BLOCK = 64  # cache slots per attention step
 # Cache slots per attention program: its steps run one after another, so a long cache is split
-# into chunks attended in parallel and merged by `combine`. For 1-64 tokens after 1,024 on an H100,
-# 256 gave the best forward or one within 2% of it (against 128, 512, 1,024 and the whole cache).
-ATTENTION_CHUNK = 256
+# into chunks attended in parallel and merged by `combine`. For 1-64 tokens after 1,024 on an H100
+# (1.5B model, 64 grouped rows a program), 128 beat 256 and 512 by 4-8% at K=1 and K=16 and tied at
+# K=64; 32, 64 or 128 slots a step made no difference beyond the noise.
+ATTENTION_CHUNK = 128
 SHARED_MEMORY = 200 * 1024  # bytes of pipelined tiles a product may ask for (an H100 SM has 227 KiB)
+# Weight bytes a product asks into L2 before the kernel before it ends: about what HBM delivers
+# during a short kernel (3 TB/s x 3 us). On an H100 (1.5B model, K=64) 8 MB beat 0, 16 and 32.
+PREFETCH_BYTES = 8 << 20
+# Forwards of up to this many tokens overlap their kernels. On H100s (1.5B model), overlapping took
+# 2-10% off K=1..64 in most runs, and at K=128 and 256 it came out even or up to 10% slower.
+OVERLAP_ROWS = 64
 
 
 class Matmul(NamedTuple):
@@ -57,6 +73,27 @@ class Matmul(NamedTuple):
 
 
 @triton.jit
+def after_previous():
+    """Wait for the kernel before (its writes visible), then let the kernel after launch."""
+    tl.extra.cuda.gdc_wait()
+    tl.extra.cuda.gdc_launch_dependents()
+
+
+@triton.jit
+def prefetch_l2(ptrs, nbytes):
+    """Bring nbytes from each of ptrs into L2: a bulk prefetch, nothing waits for it."""
+    sizes = tl.full(ptrs.shape, nbytes, tl.int32)
+    tl.inline_asm_elementwise(
+        "cp.async.bulk.prefetch.L2.global [$1], $2; mov.u32 $0, 0;",
+        "=r,l,r",
+        [ptrs, sizes],
+        dtype=tl.int32,
+        is_pure=False,
+        pack=1,
+    )
+
+
+@triton.jit
 def matmul_kernel(
     x_ptr,  # [m, k] activations
     w_ptr,  # [n, k] weight; with SWIGLU [2n, k], the gate rows then the up rows
@@ -65,14 +102,22 @@ def matmul_kernel(
     n,
     k,
     k_split,  # inputs per split
+    prefetch,  # bytes of each weight row's slice to ask into L2 first (with OVERLAP; 16-byte multiple)
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
     SWIGLU: tl.constexpr,
+    OVERLAP: tl.constexpr,
 ):
     pid_m, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)  # weight rows = output columns
+    if OVERLAP:  # the weight depends on no kernel: ask for its first columns before waiting
+        if prefetch > 0:
+            prefetch_l2(w_ptr + cols * k + split * k_split, prefetch)
+            if SWIGLU:
+                prefetch_l2(w_ptr + (n + cols) * k + split * k_split, prefetch)
+        tl.extra.cuda.gdc_wait()
     inner = split * k_split + tl.arange(0, BLOCK_K)
     x_ptrs = x_ptr + rows[:, None] * k + inner[None, :]  # [BLOCK_M, BLOCK_K]
     w_ptrs = w_ptr + cols[:, None] * k + inner[None, :]  # [BLOCK_N, BLOCK_K]
@@ -86,6 +131,8 @@ def matmul_kernel(
             up = tl.dot(tl.load(w_ptrs + n * k), x, up)
         x_ptrs += BLOCK_K
         w_ptrs += BLOCK_K
+    if OVERLAP:  # launched earlier, the next kernel's prefetch would contend with this one's reads
+        tl.extra.cuda.gdc_launch_dependents()
     out_mask = rows[None, :] < m
     if SWIGLU:
         act = acc / (1.0 + tl.exp(-acc)) * up  # silu(gate) * up
@@ -106,14 +153,20 @@ def residual_norm_kernel(
     hidden,
     eps,
     BLOCK: tl.constexpr,
+    CHUNK: tl.constexpr,  # partial sums loaded at once
     HAS_BIAS: tl.constexpr,
+    OVERLAP: tl.constexpr,
 ):
+    if OVERLAP:
+        after_previous()
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     inside = cols < hidden
     x = tl.load(x_ptr + row * hidden + cols, mask=inside, other=0.0)
-    for split in range(splits):  # a loop: unrolled over 5-10 splits it ran 40% slower on an H100
-        x += tl.load(parts_ptr + (split * m + row) * hidden + cols, mask=inside, other=0.0)
+    for first in range(0, splits, CHUNK):  # [CHUNK, BLOCK] loads: a load per split waits out each one
+        split = first + tl.arange(0, CHUNK)
+        parts = parts_ptr + (split[:, None] * m + row) * hidden + cols[None, :]
+        x += tl.sum(tl.load(parts, mask=(split[:, None] < splits) & inside[None, :], other=0.0), axis=0)
     if HAS_BIAS:
         x += tl.load(bias_ptr + cols, mask=inside, other=0.0).to(tl.float32)
     tl.store(x_ptr + row * hidden + cols, x, mask=inside)
@@ -141,7 +194,10 @@ def qkv_rope_kernel(
     KV_HEADS: tl.constexpr,
     HEAD_DIM: tl.constexpr,
     HAS_BIAS: tl.constexpr,
+    OVERLAP: tl.constexpr,
 ):
+    if OVERLAP:
+        after_previous()
     row, head = tl.program_id(0), tl.program_id(1)  # head: q heads, then k heads, then v heads
     width = (HEADS + 2 * KV_HEADS) * HEAD_DIM
     half = tl.arange(0, HEAD_DIM // 2)
@@ -190,7 +246,10 @@ def attention_kernel(
     ROWS: tl.constexpr,
     KEYS: tl.constexpr,
     DIRECT: tl.constexpr,  # one chunk: write the normalised output
+    OVERLAP: tl.constexpr,
 ):
+    if OVERLAP:
+        after_previous()
     kv_head, block, part = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     grouped = block * ROWS + tl.arange(0, ROWS)  # row = token * GROUP + query head within the group
     valid = grouped < m * GROUP
@@ -241,7 +300,10 @@ def combine_kernel(
     chunk,
     HEADS: tl.constexpr,
     HEAD_DIM: tl.constexpr,
+    OVERLAP: tl.constexpr,
 ):
+    if OVERLAP:
+        after_previous()
     row = tl.program_id(0)
     dims = tl.arange(0, HEAD_DIM)
     seen = tl.load(positions_ptr + row // HEADS) // chunk + 1  # the chunks up to this row's position
@@ -255,6 +317,13 @@ def combine_kernel(
         total += weight * tl.load(sum_ptr + part * rows + row)
         acc += weight * tl.load(parts_ptr + (part * rows + row) * HEAD_DIM + dims)
     tl.store(out_ptr + row * HEAD_DIM + dims, (acc / total).to(out_ptr.dtype.element_ty))
+
+
+def attention_rows(m: int, group: int) -> int:
+    """Grouped query rows per attention program: a kv head's rows, up to 64, so that fewer programs
+    read the same keys and values (with 16, each chunk was read 24 times at m = 64 on a 1.5B model);
+    at least a matrix-unit tile of 16."""
+    return min(64, max(16, triton.next_power_of_2(m * group)))
 
 
 def block_rows(m: int) -> int:
@@ -273,7 +342,7 @@ def matmul_candidates(m: int, n: int, k: int, swiglu: bool) -> list[Matmul]:
                 if n % block_n or k % (splits * block_k):
                     continue
                 if 64 <= (n // block_n) * splits * rows <= 1024:
-                    found += [Matmul(block_n, block_k, splits, 4, stages) for stages in (3, 4)]
+                    found += [Matmul(block_n, block_k, splits, 4, stages) for stages in (3, 4, 5)]
     return found or [default_matmul(n, k, swiglu)]
 
 
@@ -299,9 +368,12 @@ def unsupported_reason(target: "FastTarget") -> str | None:
 class TritonLayers:
     """The decoder layers of a FastTarget as Triton kernels, over its weights and KV cache."""
 
-    def __init__(self, target: "FastTarget", tune: bool = True) -> None:
+    def __init__(self, target: "FastTarget", tune: bool = True, overlap: bool | None = None) -> None:
+        """`overlap`: launch each kernel as a programmatic dependent of the one before (default: where
+        the GPU can)."""
         layer = target.layers[0]
         self.target, self.layers, self.dims = target, target.layers, target.dims
+        self.overlap = overlap_supported(target.device) if overlap is None else overlap
         self.hidden = layer.o.shape[0]
         self.inter = layer.down.shape[1]
         self.qkv_width = layer.qkv.shape[0]
@@ -334,7 +406,7 @@ class TritonLayers:
         device, shapes and Triton version), else the default."""
         if not tune:
             return {name: default_matmul(n, k, name == "gate_up") for name, (n, k) in self.shapes.items()}
-        key = f"v1|{torch.cuda.get_device_name()}|{triton.__version__}|{m}|{sorted(self.shapes.items())}"
+        key = f"v2|{torch.cuda.get_device_name()}|{triton.__version__}|{m}|{sorted(self.shapes.items())}"
         path = cache_root() / "triton" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
         cached = load_cached(path)
         if isinstance(cached, dict) and set(cached) == set(self.shapes):
@@ -344,12 +416,11 @@ class TritonLayers:
         return plan
 
     def fastest(self, m: int, n: int, k: int, name: str) -> Matmul:
-        """The candidate with the lowest median time, the weight read from memory each time (the
-        timer flushes the L2 cache: in a forward no layer's weights are still there)."""
-        from triton.testing import do_bench
-
+        """The candidate whose launches over every layer's weight, back to back in a CUDA graph as in
+        a forward, take least time: no weight is in L2 when read, and launch gaps and each kernel's
+        start and tail count as they do in a forward (timing one launch at a time, they dominated)."""
         swiglu = name == "gate_up"
-        weight = getattr(self.layers[0], name)
+        weights = [getattr(layer, name) for layer in self.layers]
         x = torch.randn(m, k, dtype=self.target.dtype, device=self.target.device)
         candidates = matmul_candidates(m, n, k, swiglu)
         out = torch.empty(max(c.splits for c in candidates) * m * n, device=x.device, dtype=torch.float32)
@@ -362,9 +433,7 @@ class TritonLayers:
             )
             if shared > SHARED_MEMORY:
                 return float("inf")
-            return do_bench(
-                lambda: matmul(x, weight, out, n, config, swiglu), warmup=5, rep=25, return_mode="median"
-            )
+            return graph_ms(lambda: [matmul(x, weight, out, n, config, swiglu) for weight in weights])
 
         return min(candidates, key=timed)
 
@@ -373,27 +442,34 @@ class TritonLayers:
         returns their final hidden states after the last norm. No host sync: CUDA graphs capture it."""
         # ids, positions: [m] -> [m, hidden]
         m, target = ids.shape[0], self.target
+        overlap = self.overlap and m <= OVERLAP_ROWS
         plan, x, normed = self.plans[m], self.x[:m], self.normed[:m]
         x.copy_(torch.nn.functional.embedding(ids, target.embed))
         parts, splits, bias = self.parts, 0, None
         for layer, k_cache, v_cache in zip(self.layers, target.k_cache, target.v_cache, strict=True):
-            self.residual_norm(m, splits, bias, layer.input_norm)
-            matmul(normed, layer.qkv, parts, self.qkv_width, plan["qkv"])
-            self.qkv_rope(m, plan["qkv"].splits, layer.qkv_bias, positions, k_cache, v_cache)
-            self.attention(m, positions, k_cache, v_cache)
-            matmul(self.attended[:m], layer.o, parts, self.hidden, plan["o"])
-            self.residual_norm(m, plan["o"].splits, layer.o_bias, layer.post_norm)
-            matmul(normed, layer.gate_up, self.act[:m], self.inter, plan["gate_up"], swiglu=True)
-            matmul(self.act[:m], layer.down, parts, self.hidden, plan["down"])
+            self.residual_norm(m, splits, bias, layer.input_norm, overlap)
+            matmul(normed, layer.qkv, parts, self.qkv_width, plan["qkv"], overlap=overlap)
+            self.qkv_rope(m, plan["qkv"].splits, layer.qkv_bias, positions, k_cache, v_cache, overlap)
+            self.attention(m, positions, k_cache, v_cache, overlap)
+            matmul(self.attended[:m], layer.o, parts, self.hidden, plan["o"], overlap=overlap)
+            self.residual_norm(m, plan["o"].splits, layer.o_bias, layer.post_norm, overlap)
+            matmul(normed, layer.gate_up, self.act[:m], self.inter, plan["gate_up"], True, overlap)
+            matmul(self.act[:m], layer.down, parts, self.hidden, plan["down"], overlap=overlap)
             splits, bias = plan["down"].splits, layer.down_bias
-        self.residual_norm(m, splits, bias, target.norm)
+        self.residual_norm(m, splits, bias, target.norm, overlap)
         return normed
 
-    def residual_norm(self, m: int, splits: int, bias: torch.Tensor | None, weight: torch.Tensor) -> None:
+    def residual_norm(
+        self, m: int, splits: int, bias: torch.Tensor | None, weight: torch.Tensor, overlap: bool
+    ) -> None:
+        """x += the partial sums (+ bias); normed = rms_norm(x). One program a row, of 16 warps: with
+        4, a 1.5B layer's norm over 5 partials took 3.4 us on an H100, with 16 2.4 (graph-timed)."""
+        block = triton.next_power_of_2(self.hidden)
         residual_norm_kernel[(m,)](
             self.x, self.parts, self.x if bias is None else bias, weight, self.normed,
             splits, m, self.hidden, self.dims.eps,
-            BLOCK=triton.next_power_of_2(self.hidden), HAS_BIAS=bias is not None,
+            BLOCK=block, CHUNK=max(1, min(16, 8192 // block)), HAS_BIAS=bias is not None,
+            OVERLAP=overlap, num_warps=16, **pdl(overlap),
         )  # fmt: skip
 
     def qkv_rope(
@@ -404,45 +480,86 @@ class TritonLayers:
         positions: torch.Tensor,
         k_cache: torch.Tensor,
         v_cache: torch.Tensor,
+        overlap: bool,
     ) -> None:
         dims, target = self.dims, self.target
         qkv_rope_kernel[(m, dims.heads + 2 * dims.kv_heads)](
             self.parts, self.parts if bias is None else bias, target.cos, target.sin, positions,
             self.q, k_cache, v_cache, m, self.cache_len,
             SPLITS=splits, HEADS=dims.heads, KV_HEADS=dims.kv_heads, HEAD_DIM=dims.head_dim, HAS_BIAS=bias is not None,
+            OVERLAP=overlap, **pdl(overlap),
         )  # fmt: skip
 
     def attention(
-        self, m: int, positions: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor
+        self, m: int, positions: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, overlap: bool
     ) -> None:
         dims, chunk = self.dims, ATTENTION_CHUNK
         group = dims.heads // dims.kv_heads
         chunks = -(-self.cache_len // chunk)
-        grid = (dims.kv_heads, -(-m * group // ATTENTION_ROWS), chunks)
+        rows = attention_rows(m, group)
+        grid = (dims.kv_heads, -(-m * group // rows), chunks)
         out = self.attended if chunks == 1 else self.chunk_out
         attention_kernel[grid](
             self.q, k_cache, v_cache, positions, out, self.chunk_max, self.chunk_sum,
             m, self.cache_len, chunk, dims.head_dim**-0.5,
-            HEADS=dims.heads, GROUP=group, HEAD_DIM=dims.head_dim, ROWS=ATTENTION_ROWS, KEYS=KEY_BLOCK,
-            DIRECT=chunks == 1,
+            HEADS=dims.heads, GROUP=group, HEAD_DIM=dims.head_dim, ROWS=rows, KEYS=KEY_BLOCK,
+            DIRECT=chunks == 1, OVERLAP=overlap, **pdl(overlap),
         )  # fmt: skip
         if chunks > 1:
             combine_kernel[(m * dims.heads,)](
                 self.chunk_out, self.chunk_max, self.chunk_sum, positions, self.attended,
                 m * dims.heads, chunk, HEADS=dims.heads, HEAD_DIM=dims.head_dim,
+                OVERLAP=overlap, **pdl(overlap),
             )  # fmt: skip
 
 
 def matmul(
-    x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, n: int, config: Matmul, swiglu: bool = False
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    out: torch.Tensor,
+    n: int,
+    config: Matmul,
+    swiglu: bool = False,
+    overlap: bool = False,
 ) -> None:
     """out = partial sums of x @ weight.T over config.splits slices of the inputs ([splits, m, n]
     fp32); with swiglu, out = silu(x @ gate.T) * (x @ up.T) ([m, n]), weight = gate rows then up rows."""
     # x: [m, k]; weight: [n, k] or [2n, k]
     m, k = x.shape
     grid = (-(-m // block_rows(m)), n // config.block_n, config.splits)
+    k_split = k // config.splits
+    weight_rows = math.prod(grid) * config.block_n * (2 if swiglu else 1)
+    prefetch = min(k_split * weight.element_size(), PREFETCH_BYTES // weight_rows) // 16 * 16
     matmul_kernel[grid](
-        x, weight, out, m, n, k, k // config.splits,
-        BLOCK_M=block_rows(m), BLOCK_N=config.block_n, BLOCK_K=config.block_k, SWIGLU=swiglu,
-        num_warps=config.warps, num_stages=config.stages,
+        x, weight, out, m, n, k, k_split, prefetch,
+        BLOCK_M=block_rows(m), BLOCK_N=config.block_n, BLOCK_K=config.block_k, SWIGLU=swiglu, OVERLAP=overlap,
+        num_warps=config.warps, num_stages=config.stages, **pdl(overlap),
     )  # fmt: skip
+
+
+def graph_ms(launch: Callable[[], object], replays: int = 10) -> float:
+    """Median milliseconds of one replay of a CUDA graph of what `launch` launches."""
+    launch()  # compiles
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        launch()
+    graph.replay()
+    times = []
+    for _ in range(replays):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def pdl(overlap: bool) -> dict:
+    """The launch option of a programmatic dependent launch, only when asked (the interpreter takes none)."""
+    return {"launch_pdl": True} if overlap else {}
+
+
+def overlap_supported(device: torch.device) -> bool:
+    """Programmatic dependent launch and the bulk L2 prefetch need a Hopper or later GPU."""
+    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 9

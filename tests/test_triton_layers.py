@@ -34,9 +34,9 @@ CHECK = textwrap.dedent(
     model.half()
     out = {}
     for kernels in ("torch", "triton"):
-        target = FastTarget(model, max_len, pad=True, kernels=kernels, buckets=(1, 2, 4, 8, 16))
+        target = FastTarget(model, max_len, pad=True, kernels=kernels, buckets=(1, 2, 4, 8, 16, 32))
         start, logits = 0, []
-        for n in splits:  # a prefill of more than 16 tokens runs the torch layers in both targets
+        for n in splits:  # a prefill of more than 32 tokens runs the torch layers in both targets
             logits.append(target.forward(tokens[start : start + n]).float())
             start += n
         target.crop(start - 3)  # the last forward's tail rejected: forwarding it again overwrites its slots
@@ -44,6 +44,7 @@ CHECK = textwrap.dedent(
         got = torch.cat(logits)
         out[kernels] = {
             "used_triton": target.triton is not None,
+            "overlap": target.triton is not None and target.triton.overlap,
             "rel_err_vs_fp32": float((got - fp32).norm() / fp32.norm()),
             "argmax_vs_fp32": float((got.argmax(-1) == fp32.argmax(-1)).float().mean()),
         }
@@ -75,17 +76,46 @@ def run_python(code: str, *args: object) -> object:
 @pytest.mark.parametrize(
     ("max_len", "splits"),
     [
-        (64, [9, 1, 4, 16, 5]),  # a cache of one 256-slot chunk: attention writes its output directly
-        (600, [270, 5, 1, 16]),  # verify passes past slot 256: chunks merged by the combine kernel
+        # 20 tokens (a 32-token bucket): 64 grouped query rows to an attention program
+        (64, [9, 1, 4, 16, 5, 20]),  # a cache of one 128-slot chunk: attention writes its output directly
+        (600, [270, 5, 1, 16, 20]),  # verify passes past slot 128: chunks merged by the combine kernel
     ],
 )
 def test_triton_layers_are_as_accurate_as_the_torch_layers(max_len: int, splits: list[int]) -> None:
     result = run_python(CHECK, max_len, ",".join(map(str, splits)))
     torch_layers, triton = result["torch"], result["triton"]
     assert triton["used_triton"] and not torch_layers["used_triton"]
+    assert not triton["overlap"]  # programmatic dependent launches need a GPU
     # fp16 rounding sets both errors (~3e-3 here); the Triton layers keep the residual stream in fp32
     assert triton["rel_err_vs_fp32"] < 1.5 * torch_layers["rel_err_vs_fp32"] < 0.015
     assert triton["argmax_vs_fp32"] >= 0.95
+
+
+NORM = textwrap.dedent(
+    """
+    import json
+    import torch
+    from apply_engine.triton_layers import residual_norm_kernel
+
+    m, hidden, splits = 3, 1536, 6  # 1536 wide: 4 partial sums a load, so two loads of them
+    torch.manual_seed(0)
+    x, parts = torch.randn(m, hidden), torch.randn(splits, m, hidden)
+    bias, weight = torch.randn(hidden), torch.randn(hidden).half()
+    normed = torch.empty(m, hidden, dtype=torch.float16)
+    want = x + parts.sum(0) + bias
+    residual_norm_kernel[(m,)](
+        x, parts, bias, weight, normed, splits, m, hidden, 1e-6, BLOCK=2048, CHUNK=4, HAS_BIAS=True, OVERLAP=False
+    )
+    ref = torch.nn.functional.rms_norm(want, (hidden,), eps=1e-6).half().float() * weight.float()
+    print(json.dumps({"x_err": float((x - want).abs().max()), "normed_err": float((normed.float() - ref).abs().max())}))
+    """
+)
+
+
+def test_residual_norm_sums_every_partial() -> None:
+    result = run_python(NORM)
+    assert result["x_err"] < 1e-5  # summation order differs from torch's only
+    assert result["normed_err"] < 0.02  # one fp16 rounding of values up to ~4
 
 
 def test_matmul_candidates_divide_the_product() -> None:

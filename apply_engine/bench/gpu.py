@@ -255,7 +255,7 @@ def variant_kwargs(compile: bool, triton: bool = False) -> list[tuple[str, dict]
     if compile:
         variants.append(("matmul+compile", {"attention": "matmul", "compile": True, "kernels": "torch"}))
     if triton:
-        variants.append(("triton", {"kernels": "triton"}))
+        variants += [("triton", {"kernels": "triton"}), ("triton-serial", {"kernels": "triton-serial"})]
     return variants
 
 
