@@ -55,10 +55,12 @@ KEY_BLOCK = 64  # cache slots per attention step
 ATTENTION_CHUNK = 128
 SHARED_MEMORY = 200 * 1024  # bytes of pipelined tiles a product may ask for (an H100 SM has 227 KiB)
 # Weight bytes a product asks into L2 before the kernel before it ends: about what HBM delivers
-# during a short kernel (3 TB/s x 3 us). On an H100 (1.5B model, K=64) 8 MB beat 0, 16 and 32.
+# during a short kernel (3 TB/s x 3 us). On an H100 (1.5B model, K=64) 8 and 16 MB came out even,
+# and ahead of 0 and 32 MB.
 PREFETCH_BYTES = 8 << 20
 # Forwards of up to this many tokens overlap their kernels. On H100s (1.5B model), overlapping took
-# 2-10% off K=1..64 in most runs, and at K=128 and 256 it came out even or up to 10% slower.
+# 1-7% off K=1 and K=64 in most runs (one of four was 1% slower at K=64), and at K=128 and 256 it
+# came out even or up to 11% slower.
 OVERLAP_ROWS = 64
 
 
