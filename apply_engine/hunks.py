@@ -77,12 +77,14 @@ class Placed:
     anchor: int | None = None  # where its top anchor starts, where that is not `start`
 
 
-def plan_hunks(original: Sequence[str], snippet: Sequence[str], markers: set[int]) -> list[Op] | None:
+def plan_hunks(
+    original: Sequence[str], snippet: Sequence[str], markers: set[int], one_run: bool = False
+) -> list[Op] | None:
     """Copy and Insert ops that apply each hunk in its one place, or None where any hunk has none
-    or several."""
+    or several. One run of code is the alignment's to place, unless `one_run`."""
     runs = runs_between(snippet, markers)
-    if len(runs) < 2:
-        return None  # one run of code is the alignment's to place
+    if not runs or (len(runs) < 2 and not one_run):
+        return None
     return Hunks(original, snippet).plan(runs)
 
 

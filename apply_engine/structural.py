@@ -215,9 +215,10 @@ def merge_as(language: str, original: str, snippet: str) -> MergeResult:
         retried = ops and finish(language, analysis, unflat, ops, markers)
         if retried and retried.status == "ok":
             return retried
-    # last, the hunk reader, to which a template's own comments are markers too (`{# ... #}`)
+    # last, the hunk reader, to which a template's own comments are markers too (`{# ... #}`); the
+    # alignment read them as code, so even one run of code between them is the hunk reader's to place
     hunk_markers = markers | {k for k, line in enumerate(edit.lines) if templated(line, source)}
-    ops = plan_hunks(source.lines, edit.lines, hunk_markers)
+    ops = plan_hunks(source.lines, edit.lines, hunk_markers, one_run=hunk_markers != markers)
     as_hunks = ops and finish(language, analysis, edit, ops, hunk_markers)
     return as_hunks if as_hunks and as_hunks.status == "ok" else result
 

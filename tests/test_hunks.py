@@ -209,6 +209,22 @@ def test_a_value_changed_in_a_long_line_before_a_marker_is_an_edit_of_it() -> No
     assert merge(ORDERS, snippet.replace(edited, renamed), path="orders.html").status == "ambiguous"
 
 
+def test_one_run_between_template_comments_is_placed_by_the_hunk_reader() -> None:
+    # `{# ... #}` is a marker to the hunk reader only; the alignment reads it as code, so a snippet of
+    # one run of code between two of them is the hunk reader's to place too
+    snippet = (
+        "{# ... #}\n    <tr>\n      <td>{{ order.number }}</td>\n"
+        "      <td>{{ order.customer }}</td>\n      <td title=\"{{ order.created_at|date:'c' }}\">"
+        '{{ order.created_at|date:"d/m/Y" }}</td>\n{# ... #}\n'
+    )
+    expected = ORDERS.replace(
+        "{{ order.number }}</td>\n", "{{ order.number }}</td>\n      <td>{{ order.customer }}</td>\n"
+    )
+    result = merge(ORDERS, snippet, path="orders.html")
+    assert result.status == "ok", result.reasons
+    assert result.merged == expected
+
+
 def test_a_value_changed_in_a_long_line_after_a_marker_is_an_edit_of_it() -> None:
     original = (
         "<table>\n  {{ range .Items }}\n  <tr>\n    <td>{{ .Name }}</td>\n"
