@@ -50,7 +50,8 @@ RETOUCHED_TOKENS = 12  # tokens of a line long enough that a value changed in it
 MAX_RETOUCHED = 3  # tokens such a change may take
 RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
 REWRITTEN_ALONE = 0.8  # how alike a lone hunk's line must be to the one original line it rewrites
-FIELD = re.compile(r"^\s*[\w$\"'-]+:(?!:)(?=\s+\S)")  # a field set in a struct or a mapping: `reason: `
+# a field set in a struct or a mapping: `reason: `, `'retry_after' =>` (PHP, Ruby, Perl)
+FIELD = re.compile(r"^\s*[\w$\"'-]+(?::(?!:)|\s*=>)(?=\s+\S)")
 CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
 COMMENT_LINE = re.compile(r"\s*(#|//|/\*|\*|<!--|--\s)")  # a comment's line, in most languages
 WORD = re.compile(r"\w+")

@@ -423,6 +423,23 @@ def test_a_field_set_again_beside_its_anchor_is_the_field_edited() -> None:
     )
     # Ruby's `before_action :require_admin` names a symbol: no field, so no such reading
     assert not same_field("    before_action :require_finance_role", "    before_action :require_admin")
+    # PHP's (and Ruby's, Perl's) `'key' => value` entries are fields too: two of them set anew below
+    # the entry that picks their array, though each stands elsewhere as it was
+    queues = (
+        "<?php\n\nreturn [\n    'database' => [\n        'table' => 'jobs',\n        'retry_after' => 90,\n"
+        "    ],\n    'redis' => [\n        'queue' => env('REDIS_QUEUE', 'default'),\n        'retry_after' => 90,\n"
+        "        'block_for' => null,\n    ],\n    'long' => [\n        'retry_after' => 3600,\n"
+        "        'block_for' => null,\n    ],\n];\n"
+    )
+    raised = (
+        "<?php\n\nreturn [\n# ...\n        'queue' => env('REDIS_QUEUE', 'default'),\n"
+        "        'retry_after' => 180,\n        'block_for' => 5,\n# ...\n"
+    )
+    assert apply(queues, raised) == queues.replace(
+        "'default'),\n        'retry_after' => 90,\n        'block_for' => null,",
+        "'default'),\n        'retry_after' => 180,\n        'block_for' => 5,",
+    )
+    assert same_field("        'retry_after' => 90,", "        'retry_after' => 180,")
 
 
 def test_a_hunk_whose_context_stands_in_two_functions_is_ambiguous() -> None:
