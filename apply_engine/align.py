@@ -2929,16 +2929,18 @@ class Aligner:
         return False
 
     def extends_elided(self, inserted: list[Item], kept: list[Item]) -> bool:
-        """A new line that is an elided line with more written after it (`unset FORCE DRY_RUN` where
-        `unset FORCE` stands): that line edited, or a second one added? The reason is recorded."""
-        heads: dict[
-            str, Item
-        ] = {}  # each new one-line item by the lines its first words make (`unset FORCE`)
+        """A new line that is an elided line with more written after or before it (`unset FORCE
+        DRY_RUN` where `unset FORCE` stands, `if (!force) cache[id]?.let { return it }` where
+        `cache[id]?.let { return it }` does): that line edited, or a second one added? The reason is
+        recorded."""
+        # each new one-line item by the lines its first words make (`unset FORCE`), and its last
+        heads: dict[str, Item] = {}
         for item in inserted:
             line = self.snippet.normalized[item.header]
             if not item.children and not COMMENT.match(line):
                 words = line.split(" ")
                 heads.update((" ".join(words[:k]), item) for k in range(1, len(words)))
+                heads.update((" ".join(words[k:]), item) for k in range(1, len(words)))
         if not heads:
             return False
         for o_item in kept:

@@ -50,6 +50,8 @@ RETOUCHED_TOKENS = 12  # tokens of a line long enough that a value changed in it
 MAX_RETOUCHED = 3  # tokens such a change may take
 RETOUCHED_KEPT = 0.8  # and the share of the line's tokens it keeps
 REWRITTEN_ALONE = 0.8  # how alike a lone hunk's line must be to the one original line it rewrites
+REWORDED = 0.75  # how alike a string of prose must stay to be the same message reworded
+PROSE_WORDS = 4  # words, apart by spaces, in a string of prose
 # a field set in a struct or a mapping: `reason: `, `'retry_after' =>` (PHP, Ruby, Perl)
 FIELD = re.compile(r"^\s*[\w$\"'-]+(?::(?!:)|\s*=>)(?=\s+\S)")
 CHAIN = 3  # look-alike blocks that make a chain, to which one more is added, not rewritten
@@ -501,14 +503,15 @@ def retouched(old: str, new: str) -> bool:
     before, after = LITERAL_TOKEN.findall(old), LITERAL_TOKEN.findall(new)
     longest = max(len(before), len(after))
     if min(len(before), len(after)) < RETOUCHED_TOKENS:
-        # a shorter line, one quoted string in it rewritten much alike (`content="... up to 5
-        # people."` to `... up to 10 people."`): the same value, reworded
+        # a shorter line, one quoted string in it, words of prose, rewritten much alike (`content="...
+        # up to 5 people."` to `... up to 10 people."`): the same message, reworded (not `"GET
+        # /healthz"` to `"GET /readyz"`: a route beside it?)
         changed = [(a, b) for a, b in zip(before, after, strict=False) if a != b]
         return (
             len(before) == len(after)
             and len(changed) == 1
-            and all(token[0] in "\"'" for token in changed[0])
-            and similar(*changed[0], REWRITTEN_ALONE)
+            and all(token[0] in "\"'" and len(token.split()) >= PROSE_WORDS for token in changed[0])
+            and similar(*changed[0], REWORDED)
         )
     head = 0
     while head < min(len(before), len(after)) and before[head] == after[head]:

@@ -3,7 +3,7 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated, same_field
+from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated, retouched, same_field
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -390,6 +390,15 @@ def test_a_short_line_whose_one_string_is_reworded_is_an_edit_of_it() -> None:
     assert apply(original, unlike) == original.replace("import sys\n", "import sys\nimport os\n").replace(
         'FILE")\n', 'FILE")\n        print("no file given")\n'
     )
+    # a message reworded further (0.78 alike) is the same message still; a short string is no prose, and
+    # another route beside the one there is as likely as the route renamed
+    log = '\tlog.Printf("socket: cannot find HOME path. using relative directory %q for socket", path)'
+    reworded = log.replace("cannot find HOME path.", "$HOME is not set;").replace(
+        "for socket", "for the socket"
+    )
+    assert retouched(log, reworded)
+    route = '\tmux.HandleFunc("GET /api/v1/users", s.users)'
+    assert not retouched(route, route.replace("v1", "v2"))
 
 
 def test_a_field_set_again_beside_its_anchor_is_the_field_edited() -> None:

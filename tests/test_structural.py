@@ -7530,6 +7530,19 @@ def test_a_new_line_extending_an_elided_one_before_the_anchor_is_ambiguous() -> 
     result = ambiguous(original, snippet, language="bash")
     assert result.reasons[0].code == "edit_or_insertion"
     assert "extends the elided 'unset FORCE'" in result.reasons[0].message
+    # and a line that is an elided one with a guard written before it: the statement guarded, or the
+    # same statement added a second time above itself?
+    profiles = (
+        "class Repo {\n    fun get(id: String): Profile {\n        cache[id]?.takeIf { it.fresh }?.let { return it }\n"
+        "        val stored = dao.find(id)\n        return refresh(id, stored)\n    }\n}\n"
+    )
+    guarded = (
+        "class Repo {\n    fun get(id: String, force: Boolean = false): Profile {\n"
+        "        if (!force) cache[id]?.takeIf { it.fresh }?.let { return it }\n        // ... existing code ...\n"
+        "        return refresh(id, stored)\n    }\n}\n"
+    )
+    result = ambiguous(profiles, guarded, language="kotlin")
+    assert "extends the elided 'cache[id]" in result.reasons[0].message
 
 
 def test_a_function_inside_another_deleted_while_its_body_still_uses_it_is_ambiguous() -> None:
