@@ -4352,10 +4352,21 @@ class Aligner:
         called by the snippet: the marker elides those too, none is deleted. Not in a snippet that
         only elides, where that deletion is all it can mean."""
         return (
-            self.last_shown_elides(s_item)
+            bool(o_gap)
             and not self.only_elides
-            and (self.deletes_unsaid(o_gap, []) or self.called_in_snippet(o_gap))
+            and (
+                (self.ends_open(s_item) and not self.shown_elsewhere(o_gap))
+                or (
+                    self.last_shown_elides(s_item)
+                    and (self.deletes_unsaid(o_gap, []) or self.called_in_snippet(o_gap))
+                )
+            )
         )
+
+    def shown_elsewhere(self, o_gap: list[Item]) -> bool:
+        """Whether the snippet shows the header of one of the items somewhere (moved there?)."""
+        shown = set(self.snippet.normalized)
+        return any(self.original.normalized[item.header] in shown for item in o_gap if not item.marker)
 
     def called_in_snippet(self, o_gap: list[Item]) -> bool:
         """Declarations, each the one of its name and shown nowhere in the snippet, whose names lines

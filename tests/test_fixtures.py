@@ -169,8 +169,6 @@ KNOWN_WRONG: dict[str, str] = {
     "line right below the namespace's: the class's doc comment between is deleted by closing up",
     "everyday/s79-02-elixir-mix-shell-add-warn": "a new function with an `@doc` like the next function's: "
     "that function's `@doc` is dropped",
-    "everyday/s79-10-haskell-discount-new-constructor": "a new `case` arm shown among others in a function "
-    "with a `where`: two arms of the original below it are dropped",
     "everyday/s80-20-python-reports-with-block-col0-neg": "a `with` block's first lines rewritten above a "
     "column-0 marker: its rest read as elided (a negative, merged; its writer finds deletion as likely)",
     "everyday/s80-22-python-conftest-fixture-with-block-neg": "the same, in a fixture's `with` block (a negative, "
@@ -220,8 +218,6 @@ KNOWN_WRONG: dict[str, str] = {
     "the elided line above it the same for `public`: read as added (a negative, merged)",
     "everyday/s100-07-py-sync-worker-finally-release": "a `try:` whose body is a marker, then its last "
     "`except` and a new `finally`: the `except` between is deleted by closing up (the convention question)",
-    "everyday/s103-07-python-export-inlined-currency-helper": "a helper between a body ending in a marker "
-    "and the next function, its one call inlined: deleted by closing up, with its use (a negative, merged)",
     "everyday/s103-08-python-session-load-touch-flag": "`peek()` between a body ending in a marker and "
     "`load()`, which now does its job: deleted by closing up (a negative, merged)",
     "everyday/s103-15-typescript-config-closed-brace-gap": "a small exported function between a body's "

@@ -6952,10 +6952,11 @@ def test_a_line_shown_renamed_beside_the_kept_original_is_no_addition() -> None:
     )
 
 
-def test_a_body_marker_above_the_next_function_shown_keeps_the_many_lines_between() -> None:
-    """`# ... rest of the function ...` ending a body, the next function shown below it: closing
-    up, that would delete a whole function between them unsaid; the marker elides it too. One
-    short function between stays deleted, as its neighbours shown adjacent say."""
+def test_a_body_marker_above_the_next_function_shown_keeps_what_is_between() -> None:
+    """`# ... rest of the function ...` ending a body, the next function shown below it: the marker
+    is the block's last line, no closer shown after it, so it elides what follows up to the next
+    line shown, a function between them too, short or long. A closer shown below the marker ends
+    what it elides: a function between that and the next one shown is deleted by closing up."""
     between = "def middle(b):\n" + "".join(f"    b = b + {k}\n" for k in range(10)) + "    return b\n\n\n"
     original = (
         "def first(a):\n    x = a + 1\n    y = x * 2\n    return y\n\n\n"
@@ -6968,7 +6969,25 @@ def test_a_body_marker_above_the_next_function_shown_keeps_the_many_lines_betwee
     expected = original.replace("a + 1", "a + 2").replace("return c\n", "return c - 1\n")
     assert merged(original, snippet, language="python") == expected
     short = original.replace(between, "def middle(b):\n    return b\n\n\n")
-    assert merged(short, snippet, language="python") == expected.replace(between, "")
+    assert merged(short, snippet, language="python") == expected.replace(
+        between, "def middle(b):\n    return b\n\n\n"
+    )
+    braced = (
+        "function first(a) {\n  const x = a + 1;\n  return x;\n}\n\nfunction middle(b) {\n  return b;\n}\n\n"
+    )
+    braced += "function last(c) {\n  return c;\n}\n"
+    closed = "function first(a) {\n  const x = a + 2;\n  // ... rest of the function ...\n}\n\n"
+    closed += "function last(c) {\n  return c - 1;\n}\n"
+    assert merged(braced, closed, language="javascript") == (
+        "function first(a) {\n  const x = a + 2;\n  return x;\n}\n\nfunction last(c) {\n  return c - 1;\n}\n"
+    )
+    # the same closer elided: what it elides runs on past it, to the next function shown
+    left_open = closed.replace(
+        "  // ... rest of the function ...\n}\n", "  // ... rest of the function ...\n"
+    )
+    assert merged(braced, left_open, language="javascript") == braced.replace("a + 1", "a + 2").replace(
+        "return c;", "return c - 1;"
+    )
 
 
 def test_a_condition_rewritten_over_the_same_body_is_an_edit_and_keeps_its_else() -> None:
@@ -7301,17 +7320,18 @@ def test_a_function_kept_between_a_body_marker_and_the_next_one_that_lost_its_la
     assert result.status == "ambiguous" and result.reasons[0].code == "elided_or_deleted"
     used = original + "\n\ndef total(inv):\n    return _format_currency(inv.gross, inv.currency)\n"
     assert "def _format_currency" in merged(used, snippet, language="python")
-    # short, so deleted by closing up, and gone with its last use: a whole
+    # short, the same: the marker elides it, and its last use is gone
     short = original.replace(
         helper, 'def _format_currency(amount, currency):\n    return f"{amount} {currency}"\n\n\n'
     )
-    assert "_format_currency" not in merged(short, snippet, language="python")
+    assert merge(short, snippet, language="python").reasons[0].code == "elided_or_deleted"
 
 
 def test_a_function_ending_in_a_marker_keeps_the_line_below_it_that_registers_it() -> None:
     """`def test_rgb` shown with its body a marker, then `def test_pbm`: `tests.append(test_rgb)`
     between them goes with the function the marker keeps, not deleted by closing up. A line
-    between that names another function is deleted so, as before."""
+    between that names another function is kept too: the marker elides what follows it up to the
+    next line shown."""
     original = (
         "tests = []\n\ndef test_rgb(h, f):\n    if h.startswith(b'\\001\\332'):\n        return 'rgb'\n\n"
         "tests.append(test_rgb)\n\ndef test_pbm(h, f):\n    if h[:2] == b'P1':\n        return 'pbm'\n\n"
@@ -7324,7 +7344,9 @@ def test_a_function_ending_in_a_marker_keeps_the_line_below_it_that_registers_it
     expected = original.replace("if h[:2] == b'P1':", "if h[:2] in (b'P1', b'P4'):")
     assert merged(original, snippet, language="python") == expected
     other = original.replace("tests.append(test_rgb)", "tests.append(test_gif)")
-    assert "test_gif" not in merged(other, snippet, language="python")
+    assert merged(other, snippet, language="python") == other.replace(
+        "if h[:2] == b'P1':", "if h[:2] in (b'P1', b'P4'):"
+    )
 
 
 def test_a_block_paired_below_a_marker_keeps_its_tail_for_a_deeper_marker_below_it() -> None:
@@ -7437,7 +7459,8 @@ def test_code_deleted_by_closing_up_whose_lines_the_snippet_writes_in_a_new_func
 def test_a_short_function_below_a_body_ending_in_a_marker_that_the_snippet_calls_is_kept() -> None:
     """`article_detail` between `article_list` (its body ending in a marker) and the next view: short
     enough to be deleted by closing up, but the snippet's `urlpatterns` still routes to it, so the
-    marker elides it. Not named anywhere in the snippet, it is deleted as before."""
+    marker elides it. Not named anywhere in the snippet, it is kept all the same: the marker, the
+    body's last line, elides what follows it up to the next line shown."""
     original = (
         "def article_list(request):\n    qs = search(request)\n    return render(qs)\n\n\n"
         "def article_detail(request, slug):\n    return render(get(slug))\n\n\n"
@@ -7458,7 +7481,7 @@ def test_a_short_function_below_a_body_ending_in_a_marker_that_the_snippet_calls
     assert merged(original, snippet, language="python") == expected
     unrouted = original.replace("    path('a/<slug>/', article_detail),\n", "")
     shown = snippet.replace("    path('a/<slug>/', article_detail),\n", "")
-    assert "article_detail" not in merged(unrouted, shown, language="python")
+    assert "def article_detail" in merged(unrouted, shown, language="python")
 
 
 def test_a_new_call_after_a_marker_that_opens_as_one_elided_call_does_is_new() -> None:
