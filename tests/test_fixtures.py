@@ -37,7 +37,7 @@ STRESS_MIN_EXACT_RATE = 0.80  # written later, to find weak spots: 85.3% when it
 ADVERSARIAL_MIN_EXACT_RATE = (
     0.75  # written against the newest rules, to break them: 81.1% with a round of probes
 )
-EVERYDAY_MIN_EXACT_RATE = 0.80  # 113 blind sets of everyday edits: 72.3% blind, 87.0% with fixes
+EVERYDAY_MIN_EXACT_RATE = 0.80  # 117 blind sets of everyday edits: 72.6% blind, 87.3% with fixes
 
 COMMENT_DELIMITERS = re.compile(r"^\s*(#|//|/\*|\{/\*|<!--|--|;)\s*|\s*(\*/\}|\*/|-->)\s*$")
 MARKER_WORDS = re.compile(r"\.\.\.|…|keep existing|existing code|unchanged|remaining|rest of", re.IGNORECASE)
@@ -121,9 +121,18 @@ def test_syntax_errors_are_counted() -> None:
 
 
 # Expected files whose grammar reads valid code as an error, one more where the case adds more of it
-GRAMMAR_GAPS: dict[str, str] = {
-    "everyday/s111-38-sql-tablefunc-crosstab5": "tree-sitter-sql reads `CREATE FUNCTION f(text) RETURNS setof t "
-    "AS '...','...' LANGUAGE C STABLE STRICT;` with one error; the case adds one more such function",
+GRAMMAR_GAPS: dict[str, tuple[int, str]] = {  # case -> (parse errors its expected file may add, why)
+    "everyday/s111-38-sql-tablefunc-crosstab5": (
+        1,
+        "tree-sitter-sql reads `CREATE FUNCTION f(text) RETURNS setof t AS '...','...' LANGUAGE C STABLE "
+        "STRICT;` with one error; the case adds one more such function",
+    ),
+    "everyday/s117-24-sql-tablefunc-add-crosstab5": (1, "the same, in another blind set"),
+    "everyday/s117-36-groovy-jenkins-shared-lib-add-stage": (
+        2,
+        "tree-sitter-groovy misreads this Jenkins pipeline (13 errors in the original); the new "
+        "`stage('Smoke test')` adds two more",
+    ),
 }
 
 
@@ -131,7 +140,7 @@ GRAMMAR_GAPS: dict[str, str] = {
 def test_expected_adds_no_syntax_errors(name: str) -> None:
     case = BY_NAME[name]
     assert case.expected is not None
-    allowed = syntax_errors(case.original, case.language) + (name in GRAMMAR_GAPS)
+    allowed = syntax_errors(case.original, case.language) + GRAMMAR_GAPS.get(name, (0, ""))[0]
     assert syntax_errors(case.expected, case.language) <= allowed
 
 
@@ -260,6 +269,27 @@ KNOWN_WRONG: dict[str, str] = {
     "everyday/s113-19-typescript-api-client-else-under-chain": "a new `else` below a marker in the first "
     "branch of an `if` chain: read as the chain's own `else` rewritten, the `else if`s between kept as "
     "elided (a negative, merged)",
+    "everyday/s114-11-typescript-sync-progress-tick-inner-or-outer": "`progress.tick()` indented as the inner "
+    "loop's body, below a marker at the outer loop's, the inner closer not shown: placed by the closer "
+    "below it, last in the outer loop (a negative, merged; as deep as the inner loop's body, it may be that)",
+    "everyday/s114-23-java-rebalancer-throttle-inner-or-outer": "`throttle.acquire()` indented for the outer "
+    "loop, above the inner loop's closer: placed by that closer, last in the inner loop (a negative, merged)",
+    "everyday/s114-36-ruby-sweeper-checked-count-end-ladder": "`end`s whose count and indentation disagree: "
+    "placed by their count, the new counter inside the transactions loop (a negative, merged)",
+    "everyday/s115-37-php-money-final-stringable": "`jsonSerialize(): array` shown right below `toArray()`'s "
+    "closer, its `#[\\ReturnTypeWillChange]` left out: the attribute is kept, as one left out of a shown "
+    "header is; the snippet's adjacent lines say it goes",
+    "everyday/s116-24-c-markupsafe-escape-doc-and-version-guard": "a comment line replaced by `#if "
+    "PY_VERSION_HEX ...`: the comment, left out, is kept above the `if` as an elided comment is",
+    "everyday/s116-37-bash-activate-second-hash-comment": "the file's last block rewritten (its comment "
+    "reworded, its `if` gone), shown last with nothing after it: read as new lines after that block, kept",
+    "everyday/s117-04-elixir-phoenix-context-active-customers": "a new function with an `@doc` after an "
+    "existing one: the next function's `@doc` is read as rewritten into the new one's, and dropped (as "
+    "`s79-02`)",
+    "everyday/s117-18-julia-kwdef-options-verbose": "a loop's last lines shown, then its `end`, then a marker "
+    "in the function around it: that `end` is written a second time",
+    "everyday/s117-36-groovy-jenkins-shared-lib-add-stage": "a new stage after an elided one, then the `}` of "
+    "`stages {` and a marker: that `}` is written a second time",
 }
 
 
