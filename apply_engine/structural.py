@@ -915,6 +915,19 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
     return Reason("unmatched_anchor", "no part of the snippet matches the original")
 
 
+def closer_twice(merged: str, source: Source) -> str | None:
+    """A closer line right below the same line, as deep (`    end` over `    end`), where the original
+    has no such pair: the snippet's closer written beside the original's (one block cannot close
+    twice, and two blocks that close at one column cannot nest). Such a line, else None."""
+
+    def pairs(lines: Sequence[str]) -> set[str]:
+        stripped = [line.rstrip() for line in lines]
+        return {a for a, b in pairwise(stripped) if a == b and PURE_CLOSER.match(a.strip())}
+
+    doubled = pairs(merged.splitlines()) - pairs(source.lines)
+    return min(doubled) if doubled else None
+
+
 def finish(
     language: str, original: "Analysis", edit: Source, ops: list[Op], markers: set[int]
 ) -> MergeResult:
@@ -1000,6 +1013,13 @@ def finish(
     if uncommented:
         return ambiguous(
             language, "still_commented", f"{uncommented!r} is uncommented, yet its commented line stays"
+        )
+    doubled = closer_twice(merged, source)
+    if doubled:
+        return ambiguous(
+            language,
+            "moved_or_copied",
+            f"{doubled.strip()!r} would close the same block twice, one below the other",
         )
     if new_parse_errors(merged.removeprefix(BOM), source, ops, tree, language):
         return ambiguous(

@@ -286,10 +286,6 @@ KNOWN_WRONG: dict[str, str] = {
     "everyday/s117-04-elixir-phoenix-context-active-customers": "a new function with an `@doc` after an "
     "existing one: the next function's `@doc` is read as rewritten into the new one's, and dropped (as "
     "`s79-02`)",
-    "everyday/s117-18-julia-kwdef-options-verbose": "a loop's last lines shown, then its `end`, then a marker "
-    "in the function around it: that `end` is written a second time",
-    "everyday/s117-36-groovy-jenkins-shared-lib-add-stage": "a new stage after an elided one, then the `}` of "
-    "`stages {` and a marker: that `}` is written a second time",
 }
 
 

@@ -13,7 +13,7 @@ from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
-from apply_engine.structural import merge, reassigns
+from apply_engine.structural import Source, closer_twice, merge, reassigns
 from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
@@ -7687,3 +7687,27 @@ def test_a_handler_shown_as_it_stands_below_a_marker_keeps_the_handlers_before_i
         "from exc\n", "from exc\n    finally:\n        log(now() - started)\n"
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_closer_written_beside_the_same_closer_is_refused() -> None:
+    """A new stage after an elided one, then the `}` of `stages {` and a marker: that `}` written
+    beside the original's (`        }` over `        }`) closes one block twice. Refused, even where
+    the file's parser cannot tell (this file, read as JavaScript, has parse errors already)."""
+    original = (
+        "def call(Map config) {\n    pipeline {\n        stages {\n            stage('Build') {\n"
+        "                steps {\n                    sh 'make'\n                }\n            }\n"
+        "            stage('Deploy') {\n                steps {\n                    sh 'deploy'\n"
+        "                }\n            }\n        }\n        post {\n            always {\n"
+        "                echo 'done'\n            }\n        }\n    }\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n            stage('Deploy') {\n                // ... unchanged ...\n"
+        "            }\n\n            stage('Smoke') {\n                steps {\n                    sh 'smoke'\n"
+        "                }\n            }\n        }\n\n        // ... existing code ...\n"
+    )
+    result = ambiguous(original, snippet, language="javascript")
+    assert "would close the same block twice" in result.reasons[0].message
+    # closers that step out one level each are no such pair, nor a pair the original has itself
+    assert closer_twice("    }\n  }\n}\n", Source.read("x\n")) is None
+    assert closer_twice("  )\n  )\n", Source.read("  )\n  )\n")) is None
+    assert closer_twice("a\n    end\n    end\n", Source.read("a\n    end\n")) == "    end"
