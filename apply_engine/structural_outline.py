@@ -36,6 +36,8 @@ COMMENTS = r"//|/\*|#(?![\w\[!]|include|define|if|pragma)"  # `#` but not `#[der
 ATTRIBUTES = r"#\[|\[[A-Z]\w*(\(.*\))?\]$|template\s*<[^;{]*>$"
 ANNOTATION_NAME = re.compile(r"@[\w.]+")
 ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribute, no comment
+# Elixir's attributes of the function below (`@doc """`, `@spec f(t) :: t`, `@impl true`)
+DEF_ATTRIBUTE = re.compile(r"^@(doc|spec|impl|deprecated)\s+\S")
 DOC_LINE = re.compile(r"^///")  # a line of a doc comment (Rust, C#, Swift, Dart): it documents the item below
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
@@ -553,7 +555,9 @@ def annotations_alone(text: str) -> bool:
 
 def prefix_line(text: str, prefix: re.Pattern[str]) -> bool:
     """Whether a (stripped) line is one that joins the item below it."""
-    return prefix.match(text) is not None and (not text.startswith("@") or annotations_alone(text))
+    return prefix.match(text) is not None and (
+        not text.startswith("@") or annotations_alone(text) or DEF_ATTRIBUTE.match(text) is not None
+    )
 
 
 def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]) -> bool:

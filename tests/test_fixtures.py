@@ -176,8 +176,6 @@ KNOWN_WRONG: dict[str, str] = {
     "deleted, as closing up reads (a negative, merged; a convention question)",
     "everyday/s78-16-cpp-ring-buffer-peek-back-template": "a class template shown from its `template <...>` "
     "line right below the namespace's: the class's doc comment between is deleted by closing up",
-    "everyday/s79-02-elixir-mix-shell-add-warn": "a new function with an `@doc` like the next function's: "
-    "that function's `@doc` is dropped",
     "everyday/s80-20-python-reports-with-block-col0-neg": "a `with` block's first lines rewritten above a "
     "column-0 marker: its rest read as elided (a negative, merged; its writer finds deletion as likely)",
     "everyday/s80-22-python-conftest-fixture-with-block-neg": "the same, in a fixture's `with` block (a negative, "
@@ -283,9 +281,6 @@ KNOWN_WRONG: dict[str, str] = {
     "PY_VERSION_HEX ...`: the comment, left out, is kept above the `if` as an elided comment is",
     "everyday/s116-37-bash-activate-second-hash-comment": "the file's last block rewritten (its comment "
     "reworded, its `if` gone), shown last with nothing after it: read as new lines after that block, kept",
-    "everyday/s117-04-elixir-phoenix-context-active-customers": "a new function with an `@doc` after an "
-    "existing one: the next function's `@doc` is read as rewritten into the new one's, and dropped (as "
-    "`s79-02`)",
 }
 
 

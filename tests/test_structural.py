@@ -7711,3 +7711,22 @@ def test_a_closer_written_beside_the_same_closer_is_refused() -> None:
     assert closer_twice("    }\n  }\n}\n", Source.read("x\n")) is None
     assert closer_twice("  )\n  )\n", Source.read("  )\n  )\n")) is None
     assert closer_twice("a\n    end\n    end\n", Source.read("a\n    end\n")) == "    end"
+
+
+def test_an_elixir_functions_doc_goes_with_it() -> None:
+    """An `@doc` heredoc above a `def` documents it, as a decorator would: a new function shown with
+    its own `@doc` after an existing one leaves the next function's `@doc` where it stands."""
+    original = (
+        'defmodule Shop.Accounts do\n  @moduledoc """\n  Accounts.\n  """\n\n  @doc """\n  Lists customers.\n  """\n'
+        "  def list_customers do\n    Repo.all(Customer)\n  end\n\n"
+        '  @doc """\n  Gets a customer.\n  """\n  def get_customer!(id), do: Repo.get!(Customer, id)\n\n'
+        "  @spec count() :: integer\n  def count, do: Repo.aggregate(Customer, :count)\nend\n"
+    )
+    snippet = (
+        "defmodule Shop.Accounts do\n  # ... existing code ...\n  def list_customers do\n    Repo.all(Customer)\n"
+        '  end\n\n  @doc """\n  Lists active customers.\n  """\n  def list_active do\n'
+        "    Repo.all(active(Customer))\n  end\n\n  # ... existing code ...\nend\n"
+    )
+    new = '  @doc """\n  Lists active customers.\n  """\n  def list_active do\n    Repo.all(active(Customer))\n  end\n\n'
+    expected = original.replace('  @doc """\n  Gets a customer.', new + '  @doc """\n  Gets a customer.')
+    assert merged(original, snippet, language="elixir") == expected
