@@ -920,11 +920,11 @@ def closer_twice(merged: str, source: Source) -> str | None:
     has no such pair: the snippet's closer written beside the original's (one block cannot close
     twice, and two blocks that close at one column cannot nest). Such a line, else None."""
 
-    def pairs(lines: Sequence[str]) -> set[str]:
-        stripped = [line.rstrip() for line in lines]
-        return {a for a, b in pairwise(stripped) if a == b and PURE_CLOSER.match(a.strip())}
+    def pairs(lines: list[str]) -> set[str]:
+        return {a for a, b in pairwise(lines) if a == b and PURE_CLOSER.match(a.strip())}
 
-    doubled = pairs(merged.splitlines()) - pairs(source.lines)
+    doubled = pairs(merged.split("\n"))
+    doubled = doubled and doubled - pairs(source.lines)  # (the original's pairs, only when needed)
     return min(doubled) if doubled else None
 
 
