@@ -2933,7 +2933,7 @@ class Aligner:
         DRY_RUN` where `unset FORCE` stands, `if (!force) cache[id]?.let { return it }` where
         `cache[id]?.let { return it }` does): that line edited, or a second one added? The reason is
         recorded."""
-        # each new one-line item by the lines its first words make (`unset FORCE`), and its last
+        # each new one-line item by the lines its first words make (`unset FORCE`), and its last words
         heads: dict[str, Item] = {}
         for item in inserted:
             line = self.snippet.normalized[item.header]
@@ -4347,10 +4347,12 @@ class Aligner:
 
     def elides_onward(self, s_item: Item, o_gap: list[Item]) -> bool:
         """A block whose last line shown is a marker deep inside it (`# ... rest of the function
-        ...`, its closer shown or not), the next anchor right below it, and the original's items
-        between them many more than a deletion goes unsaid for (see `replace`), or each still
-        called by the snippet: the marker elides those too, none is deleted. Not in a snippet that
-        only elides, where that deletion is all it can mean."""
+        ...`), the next anchor right below it: the marker elides the original's items between them
+        too, none is deleted, where no closer is shown after it (the block left open: what it
+        elides runs on to the next line shown), unless the snippet shows one of them elsewhere
+        (moved); and, its closer shown, where they are many more than a deletion goes unsaid for
+        (see `replace`), or each is still called by the snippet. Not in a snippet that only elides,
+        where that deletion is all it can mean."""
         return (
             bool(o_gap)
             and not self.only_elides

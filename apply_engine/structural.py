@@ -921,7 +921,7 @@ def closer_twice(merged: str, source: Source) -> str | None:
     twice, and two blocks that close at one column cannot nest). Such a line, else None."""
 
     def pairs(lines: list[str]) -> set[str]:
-        return {a for a, b in pairwise(lines) if a == b and PURE_CLOSER.match(a.strip())}
+        return {a.removesuffix("\r") for a, b in pairwise(lines) if a == b and PURE_CLOSER.match(a.strip())}
 
     doubled = pairs(merged.split("\n"))
     doubled = doubled and doubled - pairs(source.lines)  # (the original's pairs, only when needed)

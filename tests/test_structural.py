@@ -7711,6 +7711,7 @@ def test_a_closer_written_beside_the_same_closer_is_refused() -> None:
     assert closer_twice("    }\n  }\n}\n", Source.read("x\n")) is None
     assert closer_twice("  )\n  )\n", Source.read("  )\n  )\n")) is None
     assert closer_twice("a\n    end\n    end\n", Source.read("a\n    end\n")) == "    end"
+    assert closer_twice("a\r\n  }\r\n  }\r\n", Source.read("a\r\n  }\r\n  }\r\n")) is None  # CRLF alike
 
 
 def test_an_elixir_functions_doc_goes_with_it() -> None:
