@@ -4367,8 +4367,9 @@ class Aligner:
 
     def shown_elsewhere(self, o_gap: list[Item]) -> bool:
         """Whether the snippet shows the header of one of the items somewhere (moved there?)."""
-        shown = set(self.snippet.normalized)
-        return any(self.original.normalized[item.header] in shown for item in o_gap if not item.marker)
+        return any(
+            self.snippet.where(self.original.normalized[item.header]) for item in o_gap if not item.marker
+        )
 
     def called_in_snippet(self, o_gap: list[Item]) -> bool:
         """Declarations, each the one of its name and shown nowhere in the snippet, whose names lines
