@@ -65,6 +65,10 @@ BINDING_NOISE = frozenset({"as", "type", "default"})
 PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
 # or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
 LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.!@]+(?:\s*,\s*[\w.!@]+)*);?$")
+# Go's declarations, one to a line or grouped: `import "fmt"`, `const (` ... `)` (see grouped)
+GO_DECLARATION = re.compile(
+    r"^(import|const|var|type) (?:\(\n(?P<group>.*)\n\)|(?P<one>[^(\n][^\n]*))$", re.S
+)
 BARE_WORD = re.compile(r"^[^\w(]*\w*[^\w(]*$")  # `fi`, `end`, `} else {`, `});`
 CALLBACK_PARAMETERS = re.compile(r"(?:async\s*)?\([^()]*\)\s*=>|\w+\s*=>")  # `(to) =>`, `x =>`
 BARE_CALLBACK = re.compile(r"^[\w$.]+\((async )?(\(\) =>|function ?\(\)) \{$")  # `useEffect(() => {`
@@ -427,6 +431,16 @@ def path_import(text: str) -> tuple[str, set[str]] | None:
         keyword, listed = found.groups()
         return keyword, {name.strip() for name in listed.split(",")}
     return None
+
+
+def grouped(text: str) -> tuple[str, set[str]] | None:
+    """The keyword and the declarations of Go's `import`, `const`, `var` or `type`, one or grouped:
+    `import "fmt"` -> ("import", {'"fmt"'}); `const (` `a = 1` `b = 2` `)` -> ("const", {"a = 1", "b = 2"})."""
+    found = GO_DECLARATION.match(text)
+    if found is None:
+        return None
+    lines = (found.group("group") or found.group("one")).split("\n")
+    return found.group(1), {" ".join(line.split()) for line in lines if line.strip()}
 
 
 def arm_values(header: str) -> set[str]:
@@ -3206,6 +3220,9 @@ class Aligner:
         imported, o_imported = path_import(s_text), path_import(o_text)
         if imported and o_imported and imported[0] == o_imported[0] and imported[1] & o_imported[1]:
             return True  # `import scala.math.{Pi, sqrt}` where `import scala.math.Pi` stands, likewise
+        declared, o_declared = grouped(s_text), grouped(o_text)
+        if declared and o_declared and declared[0] == o_declared[0] and declared[1] & o_declared[1]:
+            return True  # Go's `import (` `"fmt"` `"os"` `)` where `import "fmt"` stands, likewise
         if (
             imported
             and o_imported

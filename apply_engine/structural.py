@@ -121,6 +121,14 @@ ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 # CommonJS: the object that replaces a module's exports, and one export assigned by name
 EXPORTS_OBJECT = re.compile(r"^\s*module\.exports\s*=\s*\{([^}]*)\}", re.M)
 EXPORTS_NAME = re.compile(r"^\s*(?:module\.)?exports\.([\w$]+)\s*=", re.M)
+FILE_HEADS = {  # the line a file of the language opens with, below its comments only
+    "go": re.compile(r"package\s+\w+\s*$"),
+    "java": re.compile(r"package\s+[\w.]+\s*;"),
+    "kotlin": re.compile(r"(?:package\s+[\w.`]+|@file:)"),
+    "scala": re.compile(r"package\s+[\w.]+"),
+    "groovy": re.compile(r"package\s+[\w.]+"),
+    "php": re.compile(r"<\?php\b"),
+}
 
 
 @dataclass(frozen=True)
@@ -1014,6 +1022,11 @@ def finish(
         return ambiguous(
             language, "still_commented", f"{uncommented!r} is uncommented, yet its commented line stays"
         )
+    head = above_file_head(merged, source, language)
+    if head:
+        return ambiguous(
+            language, "above_file_head", f"{head.strip()!r} would be written above the file's first line"
+        )
     doubled = closer_twice(merged, source)
     if doubled:
         return ambiguous(
@@ -1466,6 +1479,37 @@ def still_commented(
         for line in (normalize(edit.lines[j]) for j in range(op.start, op.end)):
             if neighbours & set(commented.get(line, ())):
                 return line
+    return None
+
+
+def above_file_head(merged: str, source: Source, language: str) -> str | None:
+    """Code written above the line a file must open with (a shebang, `package api`, `<?php`):
+    new code shown above a snippet's first anchor is no new head of the file there."""
+    if source.raw.lstrip(BOM).startswith("#!"):
+        first = merged.lstrip(BOM).partition("\n")[0]
+        return None if first.startswith("#!") else first
+    pattern = FILE_HEADS.get(language)
+    if pattern is None:
+        return None
+    was = first_code_line(source.raw, language)
+    if was is None or not pattern.match(was):
+        return None
+    now = first_code_line(merged, language)
+    return None if now is None or pattern.match(now) else now
+
+
+def first_code_line(text: str, language: str) -> str | None:
+    """The first line of a file that is neither blank nor a comment, stripped."""
+    prefixes = line_comment_prefixes(language)
+    in_block = False
+    for line in text.lstrip(BOM).splitlines():
+        stripped = line.strip()
+        if in_block:
+            in_block = "*/" not in stripped
+        elif stripped.startswith("/*"):
+            in_block = "*/" not in stripped[2:]
+        elif stripped and not stripped.startswith(prefixes):
+            return stripped
     return None
 
 

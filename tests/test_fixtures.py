@@ -295,8 +295,6 @@ KNOWN_WRONG: dict[str, str] = {
     "the snippet rewrites",
     "everyday/s118-17-js-webhooks-dead-legacy-hmac": "a helper left without its caller, between a body shown "
     "up to its closer and the next function: deleted by closing up (a negative, merged)",
-    "everyday/s118-18-go-todo-api-limit-and-delete": "a new `const (...)` block shown first, nothing above it, "
-    "for the one-line `const defaultLimit = 50`: written at the file's top, above `package`, the old kept",
     "everyday/s118-21-go-worker-start-stop-adjacent": "a method between a body shown up to its closer and the "
     "next method: deleted by closing up (a negative, merged; its writer finds elision as likely)",
     "everyday/s118-25-java-report-exporter-dead-escape": "`escapeLegacy`, left without a caller, between a body "

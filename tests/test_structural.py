@@ -7731,3 +7731,46 @@ def test_an_elixir_functions_doc_goes_with_it() -> None:
     new = '  @doc """\n  Lists active customers.\n  """\n  def list_active do\n    Repo.all(active(Customer))\n  end\n\n'
     expected = original.replace('  @doc """\n  Gets a customer.', new + '  @doc """\n  Gets a customer.')
     assert merged(original, snippet, language="elixir") == expected
+
+
+def test_a_go_group_shown_where_the_original_declares_one_rewrites_that_declaration() -> None:
+    """`import (` `"fmt"` `"os"` `)` where the original has `import "fmt"`: the same import, grouped
+    to take one more, not a second import of "fmt" beside the first (which Go refuses)."""
+    original = (
+        'package main\n\nimport "fmt"\n\nconst limit = 10\n\nfunc main() {\n\tfmt.Println(limit)\n}\n\n'
+        "func other() int {\n\treturn 1\n}\n"
+    )
+    snippet = (
+        'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n// ... existing code ...\n\nfunc main() {\n'
+        "\tfmt.Println(limit, os.Args)\n}\n\n// ... existing code ...\n"
+    )
+    expected = original.replace('import "fmt"', 'import (\n\t"fmt"\n\t"os"\n)').replace(
+        "Println(limit)", "Println(limit, os.Args)"
+    )
+    assert merged(original, snippet, language="go") == expected
+
+
+def test_new_code_is_never_written_above_the_line_a_file_must_open_with() -> None:
+    """A group shown first, with no anchor above it, where the original declares one of its names on
+    a line of its own further down: written at the top it would stand above `package`, which no Go
+    file may have; the group is no new head of the file."""
+    original = (
+        'package api\n\nimport "net/http"\n\nconst defaultLimit = 50\n\nfunc list(w http.ResponseWriter) {\n'
+        "\tw.WriteHeader(200)\n}\n\nfunc get(w http.ResponseWriter) {\n\tw.WriteHeader(404)\n}\n"
+    )
+    snippet = (
+        "const (\n\tdefaultLimit = 50\n\tmaxLimit     = 500\n)\n\n// ... existing code ...\n\n"
+        "func get(w http.ResponseWriter) {\n\tw.WriteHeader(maxLimit)\n}\n"
+    )
+    result = ambiguous(original, snippet, language="go")
+    assert result.reasons[0].code == "above_file_head"
+    # a shebang likewise, in any language; comments above `package` are no code
+    script = "#!/bin/sh\nset -e\n\nmain() {\n  echo hi\n}\n\nmain\n"
+    assert ambiguous(script, 'NAME="x"\n\n# ...\n\nmain() {\n  echo "$NAME"\n}\n\n# ...\n', language="bash")
+    licensed = (
+        "// Copyright 2026.\n/* All rights\n   reserved. */\n\npackage api\n\nfunc a() int {\n\treturn 1\n}\n"
+    )
+    result = ambiguous(
+        licensed, "const b = 2\n\n// ... existing code ...\n\nfunc a() int {\n\treturn b\n}\n", language="go"
+    )
+    assert result.reasons[0].message == "'const b = 2' would be written above the file's first line"
