@@ -214,6 +214,9 @@ MARKUP_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)")
 BARE_CALL = re.compile(r"^(const |new )?[\w$.]+\($")  # `ListTile(`: a call whose arguments follow, one a line
 BARE_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)>$")  # `<td>`, `<li>`: an element known by its tag alone
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
+NUMBER = re.compile(r"\d+")
+LETTERED = re.compile(r"[A-Za-z]{2,}")  # a word of a comment's text
+MIN_WORDS = 2  # words of a comment line that, its numbers changed, stays that line (see renumbered)
 IMPORT_LINE = re.compile(
     r"^\s*(import\b|from\s+[\w.]+\s+import\b|use\s+[\w:]+|using\s+[\w.=\s]+;|#\s*include\b|"
     r"(const|let|var)\s+[\w{}\s,]+=\s*require\()"
@@ -529,6 +532,14 @@ def repunctuated(line: str, original: str) -> bool:
     """The same line but for what ends it: `.managerId(id)` for `.managerId(id);`, `a == b &&` for
     `a == b`. Its end moved to a line added below (or from one taken away)."""
     return line != original and CONTINUED.sub("", line) == CONTINUED.sub("", original)
+
+
+def renumbered(line: str, original: str) -> bool:
+    """The same comment line on other numbers: ` * Copyright 2019-2024 ...` for ` * Copyright
+    2019-2023 ...`, `# Version 1.5` for `# Version 1.4`. Its words, two at least, tell it apart."""
+    if line == original or not COMMENT_START.match(line) or not COMMENT_START.match(original):
+        return False
+    return NUMBER.sub("0", line) == NUMBER.sub("0", original) and len(LETTERED.findall(line)) >= MIN_WORDS
 
 
 def relevelled(line: str, original: str) -> bool:
@@ -3341,6 +3352,7 @@ class Aligner:
             or argument_added(*lines)
             or elements_added(*lines)
             or same_keywords(*lines)
+            or renumbered(*lines)
         )
 
     def other_row(self, s_item: Item, o_item: Item) -> bool:

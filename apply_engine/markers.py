@@ -150,6 +150,9 @@ def says_moved(body: str) -> bool:
     return MOVED.match(body.lstrip("( ")) is not None
 
 
+DOC_LINE = re.compile(rf"^\*\s*{ELLIPSIS}")  # ` * ... docblock unchanged ...`: a block comment's line
+
+
 def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool = True) -> str | None:
     """The text inside a whole-line comment, or None when the line is not only a comment."""
     text = line.strip()
@@ -162,6 +165,8 @@ def comment_body(line: str, line_comments: tuple[str, ...], block_comments: bool
     for prefix in sorted(line_comments, key=len, reverse=True):
         if text.startswith(prefix):
             return text[len(prefix) :].lstrip(prefix[0]).strip()
+    if block_comments and DOC_LINE.match(text):
+        return text[1:].strip()  # a docblock's own line: ` * ... rest of the docblock ...`
     return None
 
 

@@ -76,6 +76,8 @@ MARKERS = [
     ("php", "{{-- ... header and customer section unchanged ... --}}"),  # Blade
     ("html", "  {{!-- ... other rows ... --}}"),  # Handlebars
     ("ruby", "<%# ... existing fields ... %>"),  # ERB
+    ("php", "   * ... docblock unchanged ..."),  # a docblock's own line
+    ("java", " * ... (licence text unchanged) ..."),
 ]
 
 NOT_MARKERS = [
@@ -107,6 +109,9 @@ NOT_MARKERS = [
     ("markdown", "[the other link]"),
     ("typescript", "  /** Value for the User-Agent header; omitted when not set. */"),  # documentation
     ("rust", "/// Unchanged fields are kept as they are."),
+    ("php", "   * ... and then it retries once more."),  # a docblock's prose, trailing off
+    ("c", "    * ptr = value; /* ... */"),  # code, its comment at the end
+    ("python", " * ... rest unchanged ..."),  # no block comments: a product's continuation?
 ]
 
 

@@ -7774,3 +7774,43 @@ def test_new_code_is_never_written_above_the_line_a_file_must_open_with() -> Non
         licensed, "const b = 2\n\n// ... existing code ...\n\nfunc a() int {\n\treturn b\n}\n", language="go"
     )
     assert result.reasons[0].message == "'const b = 2' would be written above the file's first line"
+
+
+def test_a_marker_inside_a_docblock_elides_the_rest_of_that_docblock() -> None:
+    """` * ... docblock unchanged ...` stands for the docblock's own lines; the method's signature
+    and body below it are edited as shown."""
+    original = (
+        "<?php\n\nfinal class Users {\n  /**\n   * Computes the login URL.\n   *\n"
+        "   * @param string $to Where to go after login.\n   * @return string The URL.\n   */\n"
+        "  public static function loginUrl($to) {\n    return self::base() . $to;\n  }\n\n"
+        "  private static function base() {\n    return 'https://example.com/login?to=';\n  }\n}\n"
+    )
+    snippet = (
+        "final class Users {\n  /**\n   * ... docblock unchanged ...\n   */\n"
+        "  public static function loginUrl($to) {\n    if (!is_string($to)) {\n"
+        "      throw new \\InvalidArgumentException('$to must be a string');\n    }\n"
+        "    // ... rest of the method unchanged ...\n"
+    )
+    check = "    if (!is_string($to)) {\n      throw new \\InvalidArgumentException('$to must be a string');\n    }\n"
+    expected = original.replace(
+        "  public static function loginUrl($to) {\n", "  public static function loginUrl($to) {\n" + check
+    )
+    assert merged(original, snippet, language="php") == expected
+
+
+def test_a_licence_line_on_other_years_is_that_line_updated() -> None:
+    """` * Copyright 2019-2024 ...` shown where ` * Copyright 2019-2023 ...` stands, the rest of the
+    header elided: that line updated, not a second copyright line above the first."""
+    header = (
+        "/*\n * Copyright 2019-2023 The Ledger Authors\n *\n"
+        ' * Licensed under the Apache License, Version 2.0 (the "License");\n'
+        " * you may not use this file except in compliance with the License.\n"
+        " * You may obtain a copy of the License at\n *\n *     http://www.apache.org/licenses/LICENSE-2.0\n"
+        " *\n * Unless required by applicable law.\n */\n"
+    )
+    original = header + "package io.ledger;\n\npublic final class Money {\n    private long cents;\n}\n"
+    snippet = (
+        "/*\n * Copyright 2019-2024 The Ledger Authors\n *\n * ...\n */\npackage io.ledger;\n\n"
+        "// ... rest of file unchanged ...\n"
+    )
+    assert merged(original, snippet, language="java") == original.replace("2019-2023", "2019-2024")
