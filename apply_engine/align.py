@@ -225,6 +225,7 @@ FIRST_ONLY = re.compile(
     r"^\s*(#!|package\b|<\?php|[\"']use (strict|client|server)[\"']|\"\"\"|\'\'\'|r\"\"\")"
 )
 OPENS_BLOCK = re.compile(r"[{(\[:]\s*$")
+UNFOLDS = re.compile(r"(?:[{(\[]|->|=>)\s*$")  # a line that opens what a line of its own could hold
 BARE_BLOCK = re.compile(r"^(try|do|begin|loop|unsafe)\s*[{:]?$")  # a block known by its keyword alone
 DECORATOR_START = ("@", "#[")  # `@app.get("/")`, `@Override`, Rust's `#[test]`
 ASSIGNED_CALL = re.compile(r"^([\w$.]+)\s*=\s*(?:await\s+|try\s+)?([\w$.]+(?:::[\w$]+)*)\(")  # `crc = crc16(`
@@ -3224,6 +3225,8 @@ class Aligner:
             return True  # the original's item itself (a YAML `---` next to an anchor)
         if self.edits_line(s_item, o_item):
             return True
+        if self.refolded(s_item, o_item) or self.refolded(o_item, s_item, original_first=True):
+            return True  # `.onSuccess { notes ->` ... `}` where `.onSuccess { notes -> ... }` stands
         if bound_now(s_text, o_text) or bound_now(o_text, s_text):
             return True  # `let bytes = fs::copy(...)?;` where `fs::copy(...)?;` stands: its result kept
         if bound_names(s_text) & bound_names(o_text):
@@ -3364,6 +3367,21 @@ class Aligner:
             return False
         fields, o_fields = (set(ROW_FIELD.findall(line)) for line in lines)
         return 2 * len(fields & o_fields) < len(o_fields)
+
+    def refolded(self, block: Item, line: Item, original_first: bool = False) -> bool:
+        """A block over several lines whose first line opens what the other item writes on one
+        line (`.onSuccess { notes ->` ... `}` for `.onSuccess { notes -> render(notes) }`): the same
+        statement, written out over lines (or folded up onto one, the items swapped)."""
+        sides = (self.original, self.snippet) if original_first else (self.snippet, self.original)
+        if block.end - block.start < 2 or line.end - line.start != 1 or line.children:
+            return False
+        header, whole = sides[0].normalized[block.header], sides[1].normalized[line.header]
+        return (
+            UNFOLDS.search(header) is not None
+            and letters(header) >= MIN_INNER_LETTERS
+            and len(whole) > len(header)
+            and whole.startswith(header)
+        )
 
     def one_liners(self, s_item: Item, o_item: Item) -> tuple[str, str] | None:
         """The normalised lines of two items of one line each, no block; None for others."""

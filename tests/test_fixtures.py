@@ -303,8 +303,6 @@ KNOWN_WRONG: dict[str, str] = {
     "the next function: kept as elided (a negative, merged; its writer finds deletion as likely)",
     "everyday/s118-35-rb-order-importer-call-build-adjacent": "a method between a body shown up to its `end` "
     "and the next method: deleted by closing up (a negative, merged)",
-    "everyday/s118-38-kt-note-list-viewmodel-refresh-delete": "a rewritten `.onSuccess { ... }` line above "
-    "the `.onFailure` one it anchors to: read as added, the old `.onSuccess` kept",
     "everyday/s119-25-ruby-sync-job-end-ladder": "`end`s whose count and indentation disagree: placed by their "
     "count (a negative, merged)",
 }

@@ -7814,3 +7814,30 @@ def test_a_licence_line_on_other_years_is_that_line_updated() -> None:
         "// ... rest of file unchanged ...\n"
     )
     assert merged(original, snippet, language="java") == original.replace("2019-2023", "2019-2024")
+
+
+def test_a_call_written_out_over_lines_is_the_one_liner_it_unfolds() -> None:
+    """`.onSuccess { notes ->` ... `}` shown where `.onSuccess { notes -> ... }` stands on one line,
+    the marker below eliding the rest of the chain: that call rewritten, not a second one above it.
+    Folded back onto one line, likewise."""
+    original = (
+        "class NotesViewModel {\n    fun refresh() {\n        scope.launch {\n"
+        "            runCatching { repository.search(query) }\n"
+        "                .onSuccess { notes -> state.update { it.copy(notes = notes) } }\n"
+        "                .onFailure { e -> state.update { it.copy(error = e.message) } }\n"
+        "        }\n    }\n\n    fun clear() {\n        state.update { it.copy(notes = emptyList()) }\n    }\n}\n"
+    )
+    unfolded = (
+        "                .onSuccess { notes ->\n"
+        "                    state.update { it.copy(notes = notes.sortedBy(Note::title)) }\n                }\n"
+    )
+    snippet = (
+        "    fun refresh() {\n        scope.launch {\n            runCatching { repository.search(query) }\n"
+        f"{unfolded}                // ... rest of refresh unchanged ...\n"
+    )
+    one_line = "                .onSuccess { notes -> state.update { it.copy(notes = notes) } }\n"
+    expected = original.replace(one_line, unfolded)
+    assert merged(original, snippet, language="kotlin") == expected
+    folded = one_line.replace("notes = notes", "notes = notes.take(50)")
+    snippet = snippet.replace(unfolded, folded)
+    assert merged(expected, snippet, language="kotlin") == original.replace(one_line, folded)
