@@ -65,6 +65,7 @@ BINDING_NOISE = frozenset({"as", "type", "default"})
 PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
 # or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
 LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.!@]+(?:\s*,\s*[\w.!@]+)*);?$")
+WILDCARD_IMPORT = re.compile(r"^import (?:static )?([\w.]+)\.[*_];?$")
 # Go's declarations, one to a line or grouped: `import "fmt"`, `const (` ... `)` (see grouped)
 GO_DECLARATION = re.compile(
     r"^(import|const|var|type) (?:\(\n(?P<group>.*)\n\)|(?P<one>[^(\n][^\n]*))$", re.S
@@ -435,6 +436,12 @@ def path_import(text: str) -> tuple[str, set[str]] | None:
         keyword, listed = found.groups()
         return keyword, {name.strip() for name in listed.split(",")}
     return None
+
+
+def wildcard_package(text: str) -> str | None:
+    """The package a wildcard import takes all of: `import java.io.*;` -> "java.io" (Scala: `._`)."""
+    found = WILDCARD_IMPORT.match(text)
+    return found.group(1) if found else None
 
 
 def grouped(text: str) -> tuple[str, set[str]] | None:
@@ -3237,6 +3244,8 @@ class Aligner:
         declared, o_declared = grouped(s_text), grouped(o_text)
         if declared and o_declared and declared[0] == o_declared[0] and declared[1] & o_declared[1]:
             return True  # Go's `import (` `"fmt"` `"os"` `)` where `import "fmt"` stands, likewise
+        if imported and imported[0] == wildcard_package(o_text):
+            return True  # `import java.io.Writer;` where `import java.io.*;` stands: made explicit
         if (
             imported
             and o_imported
@@ -3531,10 +3540,17 @@ class Aligner:
         for k in range(s_item.start, s_item.header):
             if k not in self.snippet.markers:
                 continue
-            above = next((j for j in range(k - 1, at - 1, -1) if shown[j]), None)
+            above = [line for line in shown[at:k] if line]
             below = next(j for j in range(k + 1, s_item.header + 1) if shown[j])
-            o_from = o_at if above is None else self.once_in(shown[above], o_at, o_item.header)
-            o_to = None if o_from is None else self.once_in(shown[below], o_from, o_item.header + 1, 0)
+            stop = next(
+                (j for j in range(k + 1, s_item.header + 1) if j in self.snippet.markers), s_item.header + 1
+            )
+            o_from = self.placed_once(above, o_at, o_item.header, last=True) if above else o_at
+            o_to = None
+            if o_from is not None:
+                o_to = self.placed_once(
+                    [line for line in shown[k + 1 : stop] if line], o_from, o_item.header + 1, last=False
+                )
             if o_from is None or o_to is None or below in self.snippet.markers:
                 self.fail(
                     "unanchored_insertion", "a marker above an item has no shown lines around it", s_item
@@ -3544,10 +3560,40 @@ class Aligner:
             at, o_at = k + 1, o_to
         return [*ops, Insert(at, s_item.header, reindent)]
 
-    def once_in(self, line: str, lo: int, hi: int, after: int = 1) -> int | None:
-        """The original line in [lo, hi) that reads `line`, plus `after`, if it is the only one."""
-        places = [k for k in self.original.where(line) if lo <= k < hi]
-        return places[0] + after if len(places) == 1 else None
+    def placed_once(self, shown: list[str], lo: int, hi: int, last: bool) -> int | None:
+        """Where the fewest lines at one end of `shown` (its last, or its first) that stand once in
+        the original's [lo, hi) and tell a place stand there: past their end, or their start. ` *`
+        above a marker in a docblock stands there often and tells nothing; ` * Issues an invoice.`,
+        ` *` together stand once. All of `shown` may tell nothing, found once."""
+        for n in range(1, len(shown) + 1):
+            run = shown[-n:] if last else shown[:n]
+            places = self.runs_at(run, lo, hi)
+            if not places:
+                return None
+            if len(places) == 1 and (
+                n == len(shown) or any(letters(line) >= MIN_KEY_LETTERS for line in run)
+            ):
+                return places[0][1] if last else places[0][0]
+        return None
+
+    def runs_at(self, run: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
+        """Where the original has the lines `run` one below the other, blank lines between them
+        aside, within [lo, hi): (first line, past the last)."""
+        lines = self.original.normalized
+        found = []
+        for start in self.original.where(run[0]):
+            if not lo <= start < hi:
+                continue
+            k, matched = start + 1, 1
+            while matched < len(run) and k < hi:
+                if lines[k]:
+                    if lines[k] != run[matched]:
+                        break
+                    matched += 1
+                k += 1
+            if matched == len(run):
+                found.append((start, k))
+        return found
 
     def joined_prefix(self, s_gap: list[Item], o_gap: list[Item]) -> list[Item]:
         """Comment lines shown above a marker (`// leave the existing value`, `// unchanged.`,

@@ -7780,13 +7780,13 @@ def test_a_marker_inside_a_docblock_elides_the_rest_of_that_docblock() -> None:
     """` * ... docblock unchanged ...` stands for the docblock's own lines; the method's signature
     and body below it are edited as shown."""
     original = (
-        "<?php\n\nfinal class Users {\n  /**\n   * Computes the login URL.\n   *\n"
+        "<?php\n\nfinal class Users {\n  /**\n   * The service's base URL.\n   */\n  private static function base() {\n"
+        "    return 'https://example.com/login?to=';\n  }\n\n  /**\n   * Computes the login URL.\n   *\n"
         "   * @param string $to Where to go after login.\n   * @return string The URL.\n   */\n"
-        "  public static function loginUrl($to) {\n    return self::base() . $to;\n  }\n\n"
-        "  private static function base() {\n    return 'https://example.com/login?to=';\n  }\n}\n"
+        "  public static function loginUrl($to) {\n    return self::base() . $to;\n  }\n}\n"
     )
     snippet = (
-        "final class Users {\n  /**\n   * ... docblock unchanged ...\n   */\n"
+        "final class Users {\n  // ... existing code ...\n\n  /**\n   * ... docblock unchanged ...\n   */\n"
         "  public static function loginUrl($to) {\n    if (!is_string($to)) {\n"
         "      throw new \\InvalidArgumentException('$to must be a string');\n    }\n"
         "    // ... rest of the method unchanged ...\n"
@@ -7841,3 +7841,55 @@ def test_a_call_written_out_over_lines_is_the_one_liner_it_unfolds() -> None:
     folded = one_line.replace("notes = notes", "notes = notes.take(50)")
     snippet = snippet.replace(unfolded, folded)
     assert merged(expected, snippet, language="kotlin") == original.replace(one_line, folded)
+
+
+def test_imports_made_explicit_replace_the_wildcard_they_come_from() -> None:
+    """`import java.io.Writer;` and its siblings shown where `import java.io.*;` stands: the wildcard
+    written out, not kept beside the imports it covers."""
+    original = (
+        "package org.example;\n\nimport java.io.*;\nimport java.nio.charset.StandardCharsets;\nimport java.util.*;\n\n"
+        "public final class Report {\n    private final List<String> rows = new ArrayList<>();\n}\n"
+    )
+    explicit = (
+        "import java.io.IOException;\nimport java.io.Writer;\nimport java.nio.charset.StandardCharsets;\n"
+        "import java.util.ArrayList;\nimport java.util.List;\n"
+    )
+    snippet = f"package org.example;\n\n{explicit}\n// ... rest of the class unchanged ...\n"
+    start, end = original.index("import java.io.*"), original.index("\npublic")
+    assert merged(original, snippet, language="java") == original[:start] + explicit + original[end:]
+
+
+def test_a_marker_between_blank_doc_lines_is_placed_by_the_lines_beyond_them() -> None:
+    """` *` above and below a marker in a docblock stand there many times: the lines beyond them
+    (` * Issues an invoice.`, ` * @param due ...`) place it. A blank doc line alone, below the
+    marker, above new lines, places nothing: the example it would cut short is not deleted."""
+    doc = (
+        "    /**\n     * Issues an invoice.\n     *\n     * The invoice is saved before it is sent,\n"
+        "     * so a failed send can be retried.\n     *\n     * @param items the lines\n     */\n"
+    )
+    original = f"class Billing {{\n{doc}    Invoice issue(List<Item> items) {{\n        return save(items);\n    }}\n}}\n"
+    snippet = (
+        "    /**\n     * Issues an invoice.\n     *\n     * ... existing description ...\n     *\n"
+        "     * @param items the lines\n     * @param due when it is due\n     */\n"
+        "    Invoice issue(List<Item> items, LocalDate due) {\n        return save(items, due);\n    }\n"
+    )
+    expected = (
+        original.replace(
+            "     * @param items the lines\n",
+            "     * @param items the lines\n     * @param due when it is due\n",
+        )
+        .replace("issue(List<Item> items)", "issue(List<Item> items, LocalDate due)")
+        .replace("save(items)", "save(items, due)")
+    )
+    assert merged(original, snippet, language="java") == expected
+    rust = (
+        "impl Bucket {\n    /// Takes a token.\n    ///\n    /// # Examples\n    ///\n    /// ```\n"
+        "    /// let mut b = Bucket::new();\n    ///\n    /// assert!(b.take());\n    /// ```\n"
+        "    pub fn take(&mut self) -> bool {\n        self.take_at(Instant::now())\n    }\n}\n"
+    )
+    snippet = (
+        "    /// Takes a token.\n    ///\n    /// # Examples\n    ///\n    /// ...\n    ///\n"
+        "    /// See also [`Bucket::take_at`].\n    pub fn take(&mut self) -> bool {\n"
+        "        self.take_at(Instant::now())\n    }\n"
+    )
+    assert ambiguous(rust, snippet, language="rust").reasons[0].code == "unanchored_insertion"
