@@ -65,6 +65,27 @@ BINDING_NOISE = frozenset({"as", "type", "default"})
 PATH_IMPORT = re.compile(r"^(?:import|(?:pub )?use|alias) ([\w.:]+?)(?:\.|::)(?:\{([^{}]*)\}|([\w$]+));?$")
 # or a plain list of modules or names: `using LinearAlgebra, Statistics`, `export area, perimeter`
 LIST_IMPORT = re.compile(r"^(import|using|export) ([\w.!@]+(?:\s*,\s*[\w.!@]+)*);?$")
+# a doc comment's tag: `* @param {string} load`, `/// <param name="max">` (not a decorator: see doc_key)
+DOC_TAG = re.compile(
+    r"^(?:/\*\*|\*|///|//!|//|#)\s*(?:@(?P<tag>[A-Za-z]+)\b(?P<rest>.*)|<(?P<element>[A-Za-z]+)(?:\s+name=\"(?P<name>[^\"]*)\")?)"
+)
+HEADER = "\0header"  # the key of an item's own line below its comment (see Aligner.prefix)
+DOC_BLANK = re.compile(r"^(?:/?\*+/?|///|//!|//|#)$")  # a doc comment's blank line: ` *`, `///`
+NAMED_TAGS = frozenset(
+    {
+        "param",
+        "arg",
+        "argument",
+        "property",
+        "prop",
+        "typeparam",
+        "template",
+        "throw",
+        "exception",
+        "raise",
+        "field",
+    }
+)
 WILDCARD_IMPORT = re.compile(r"^import (?:static )?([\w.]+)\.[*_];?$")
 # Go's declarations, one to a line or grouped: `import "fmt"`, `const (` ... `)` (see grouped)
 GO_DECLARATION = re.compile(
@@ -442,6 +463,66 @@ def wildcard_package(text: str) -> str | None:
     """The package a wildcard import takes all of: `import java.io.*;` -> "java.io" (Scala: `._`)."""
     found = WILDCARD_IMPORT.match(text)
     return found.group(1) if found else None
+
+
+def doc_entries(
+    lines: Sequence[str], start: int, stop: int, markers: frozenset[int]
+) -> list[tuple[int, int, str]]:
+    """The entries of the comment lines [start, stop), blank lines and markers left out: (first
+    line, past the last, key). A doc tag's line and the lines that go on with it are one entry,
+    known by the tag and the name it documents (`@param int $ttl Lifetime...` and the line below
+    it: "@param $ttl"; see doc_key); any other line is an entry of its own, as it reads."""
+    entries: list[tuple[int, int, str]] = []
+    tagged = False
+    for k in range(start, stop):
+        line = lines[k]
+        if k in markers or not line or DOC_BLANK.match(line):
+            tagged = False
+            if line and k not in markers:
+                entries.append((k, k + 1, line))
+            continue
+        key = doc_key(line)
+        if tagged and key == line and not line.endswith("*/"):
+            entries[-1] = (entries[-1][0], k + 1, entries[-1][2])  # the tag's text goes on
+            continue
+        tagged = key != line
+        entries.append((k, k + 1, key))
+    return entries
+
+
+def doc_key(line: str) -> str:
+    """A doc tag's key: `@param {string} load - ...` -> "@param load", `@param int|null $ttl ...`
+    -> "@param $ttl", `@returns ...` -> "@return", `<param name="max">` -> "<param max>"; a line
+    with no tag is its own key."""
+    found = DOC_TAG.match(line)
+    if found is None:
+        return line
+    if found.group("element"):
+        return f"<{found.group('element')} {found.group('name') or ''}>"
+    tag = found.group("tag").lower().removesuffix("s")  # `@returns` is `@return`, `@throws` `@throw`
+    if tag not in NAMED_TAGS:
+        return f"@{tag}"
+    words = re.sub(r"\{[^}]*\}", " ", found.group("rest")).split()
+    name = next((word for word in words if word.startswith("$")), words[0] if words else "")
+    return f"@{tag} {name.strip('[]')}"
+
+
+def placed_once(shown: list[str], keys: list[str], lo: int, last: bool) -> int | None:
+    """Where the fewest entries at one end of `shown` (its last, or its first) that stand once in
+    `keys` from lo on, one after another, and tell a place stand there: past their end, or their
+    start. Doc tags the original has nowhere (a new `@param`) are left out: they place nothing.
+    ` *` above a marker in a docblock stands there often and tells nothing; ` * Issues an
+    invoice.`, ` *` together stand once. All of `shown` may tell nothing, found once."""
+    known = set(keys[lo:])
+    shown = [key for key in shown if key in known or not key.startswith(("@", "<"))]
+    for n in range(1, len(shown) + 1):
+        run = shown[-n:] if last else shown[:n]
+        places = [p for p in range(lo, len(keys) - n + 1) if keys[p : p + n] == run]
+        if not places:
+            return None
+        if len(places) == 1 and (n == len(shown) or any(letters(key) >= MIN_KEY_LETTERS for key in run)):
+            return places[0] + n if last else places[0]
+    return None
 
 
 def grouped(text: str) -> tuple[str, set[str]] | None:
@@ -3532,68 +3613,33 @@ class Aligner:
 
     def prefix(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op] | None:
         """The snippet's decorators and comments above an item. A marker among them (a
-        `parametrize` list shown as `# ... existing cases ...`) stands for the original's lines
-        between the shown lines around it, each found once in the original's prefix."""
-        shown = self.snippet.normalized
+        `parametrize` list shown as `# ... existing cases ...`, ` * ... rest of the docblock ...`)
+        stands for the original's lines between the shown lines around it, each side placed by
+        the fewest of its entries that stand there once (see doc_entries, placed_once)."""
+        markers = [k for k in range(s_item.start, s_item.header) if k in self.snippet.markers]
+        header = (o_item.header, o_item.header + 1, HEADER)  # the item's own line ends both sides
+        o_entries = [*doc_entries(self.original.normalized, o_item.start, o_item.header, frozenset()), header]
+        o_keys = [key for _, _, key in o_entries]
         ops: list[Op] = []
-        at, o_at = s_item.start, o_item.start
-        for k in range(s_item.start, s_item.header):
-            if k not in self.snippet.markers:
-                continue
-            above = [line for line in shown[at:k] if line]
-            below = next(j for j in range(k + 1, s_item.header + 1) if shown[j])
-            stop = next(
-                (j for j in range(k + 1, s_item.header + 1) if j in self.snippet.markers), s_item.header + 1
-            )
-            o_from = self.placed_once(above, o_at, o_item.header, last=True) if above else o_at
-            o_to = None
-            if o_from is not None:
-                o_to = self.placed_once(
-                    [line for line in shown[k + 1 : stop] if line], o_from, o_item.header + 1, last=False
-                )
-            if o_from is None or o_to is None or below in self.snippet.markers:
+        at, o_at = s_item.start, 0
+        for n, k in enumerate(markers):
+            stop = markers[n + 1] if n + 1 < len(markers) else s_item.header
+            above = [key for _, _, key in doc_entries(self.snippet.normalized, at, k, self.snippet.markers)]
+            below = [
+                key for _, _, key in doc_entries(self.snippet.normalized, k + 1, stop, self.snippet.markers)
+            ]
+            below += [HEADER] if stop == s_item.header else []
+            e_from = placed_once(above, o_keys, o_at, last=True) if above else o_at
+            e_to = None if e_from is None or not below else placed_once(below, o_keys, e_from, last=False)
+            if e_from is None or e_to is None:
                 self.fail(
                     "unanchored_insertion", "a marker above an item has no shown lines around it", s_item
                 )
                 return None
-            ops += [Insert(at, k, reindent), Copy(o_from, o_to)]
-            at, o_at = k + 1, o_to
+            o_from = o_entries[e_from - 1][1] if e_from else o_item.start
+            ops += [Insert(at, k, reindent), Copy(o_from, o_entries[e_to][0])]
+            at, o_at = k + 1, e_to
         return [*ops, Insert(at, s_item.header, reindent)]
-
-    def placed_once(self, shown: list[str], lo: int, hi: int, last: bool) -> int | None:
-        """Where the fewest lines at one end of `shown` (its last, or its first) that stand once in
-        the original's [lo, hi) and tell a place stand there: past their end, or their start. ` *`
-        above a marker in a docblock stands there often and tells nothing; ` * Issues an invoice.`,
-        ` *` together stand once. All of `shown` may tell nothing, found once."""
-        for n in range(1, len(shown) + 1):
-            run = shown[-n:] if last else shown[:n]
-            places = self.runs_at(run, lo, hi)
-            if not places:
-                return None
-            if len(places) == 1 and (
-                n == len(shown) or any(letters(line) >= MIN_KEY_LETTERS for line in run)
-            ):
-                return places[0][1] if last else places[0][0]
-        return None
-
-    def runs_at(self, run: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
-        """Where the original has the lines `run` one below the other, blank lines between them
-        aside, within [lo, hi): (first line, past the last)."""
-        lines = self.original.normalized
-        found = []
-        for start in self.original.where(run[0]):
-            if not lo <= start < hi:
-                continue
-            k, matched = start + 1, 1
-            while matched < len(run) and k < hi:
-                if lines[k]:
-                    if lines[k] != run[matched]:
-                        break
-                    matched += 1
-                k += 1
-            if matched == len(run):
-                found.append((start, k))
-        return found
 
     def joined_prefix(self, s_gap: list[Item], o_gap: list[Item]) -> list[Item]:
         """Comment lines shown above a marker (`// leave the existing value`, `// unchanged.`,

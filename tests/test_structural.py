@@ -7893,3 +7893,59 @@ def test_a_marker_between_blank_doc_lines_is_placed_by_the_lines_beyond_them() -
         "        self.take_at(Instant::now())\n    }\n"
     )
     assert ambiguous(rust, snippet, language="rust").reasons[0].code == "unanchored_insertion"
+
+
+def test_doc_tags_between_markers_are_known_by_what_they_document() -> None:
+    """In a docblock shown between markers, `@param int|null $ttl ...` (and the line that goes on
+    with it) is the original's `@param int $ttl ...` edited, `@return` its `@returns`; a new
+    `@param` places nothing, the tags shown around it do."""
+    original = (
+        "<?php\n\nfinal class Cache {\n  /**\n   * Stores an entry.\n   *\n   * Entries expire lazily.\n   *\n"
+        "   * @param string $key Cache key.\n   * @param int $ttl Lifetime in seconds; null uses\n"
+        "   *     the default.\n   *\n   * @returns bool Whether it was stored.\n   * @throws CacheError\n"
+        "   */\n  public function set($key, $ttl = null) {\n    return $this->write($key, $ttl);\n  }\n}\n"
+    )
+    snippet = (
+        "  /**\n   * Stores an entry.\n   * ...\n   * @param string $key Cache key.\n"
+        "   * @param int|\\DateInterval|null $ttl Lifetime in seconds or as an interval;\n"
+        "   *     null uses the default.\n   * @param bool $force Write even when full.\n   *\n"
+        "   * @return bool Whether it was stored.\n   * ...\n   */\n"
+        "  public function set($key, $ttl = null, $force = false) {\n    return $this->write($key, $ttl, $force);\n  }\n"
+    )
+    expected = original.replace(
+        "   * @param int $ttl Lifetime in seconds; null uses\n   *     the default.\n",
+        "   * @param int|\\DateInterval|null $ttl Lifetime in seconds or as an interval;\n"
+        "   *     null uses the default.\n   * @param bool $force Write even when full.\n",
+    ).replace("@returns bool", "@return bool")
+    expected = expected.replace("set($key, $ttl = null)", "set($key, $ttl = null, $force = false)").replace(
+        "write($key, $ttl)", "write($key, $ttl, $force)"
+    )
+    assert merged(original, snippet, language="php") == expected
+    # the tag edited, its next line too, a new one below them, right above the marker
+    snippet = (
+        "  /**\n   * Stores an entry.\n   * ...\n"
+        "   * @param int|\\DateInterval|null $ttl Lifetime in seconds or as an interval;\n"
+        "   *     null uses the default; 0 never expires.\n   * @param bool $force Write even when full.\n"
+        "   * ...\n   */\n  public function set($key, $ttl = null, $force = false) {\n"
+        "    return $this->write($key, $ttl, $force);\n  }\n"
+    )
+    expected = original.replace(
+        "   * @param int $ttl Lifetime in seconds; null uses\n   *     the default.\n",
+        "   * @param int|\\DateInterval|null $ttl Lifetime in seconds or as an interval;\n"
+        "   *     null uses the default; 0 never expires.\n   * @param bool $force Write even when full.\n",
+    )
+    expected = expected.replace("set($key, $ttl = null)", "set($key, $ttl = null, $force = false)").replace(
+        "write($key, $ttl)", "write($key, $ttl, $force)"
+    )
+    assert merged(original, snippet, language="php") == expected
+
+
+def test_decorators_around_a_marker_are_known_by_all_they_say() -> None:
+    """`@pytest.mark.slow` and `@pytest.mark.timeout(5)` around a marker place it: decorators are
+    no doc tags, known by their first word alone."""
+    original = (
+        "import pytest\n\n\n@pytest.mark.slow\n@pytest.mark.parametrize('n', [1, 2, 3])\n@pytest.mark.timeout(5)\n"
+        "def test_small(n):\n    assert n < 5\n"
+    )
+    snippet = "@pytest.mark.slow\n# ... other marks ...\n@pytest.mark.timeout(5)\ndef test_small(n):\n    assert n < 4\n"
+    assert merged(original, snippet, language="python") == original.replace("n < 5", "n < 4")
