@@ -78,6 +78,7 @@ class Placed:
     ops: list[Op]
     renamed: tuple[str, str] | None = None  # (old name, new name), where it renames one
     anchor: int | None = None  # where its top anchor starts, where that is not `start`
+    one_sided: bool = False  # placed by its top anchor alone, the marker below eliding the rest
 
 
 def plan_hunks(
@@ -128,7 +129,11 @@ class Hunks:
             places = [placed for p in opening if (placed := self.place(shown, run, p)) is not None]
             if not opening:
                 places = self.topless(shown, run, at)
-            if len(places) != 1 or self.passed_over(at, places[0]):
+            if (
+                len(places) != 1
+                or self.passed_over(at, places[0])
+                or self.anchored_twice(shown, opening, places[0])
+            ):
                 return None
             if marker is not None and self.closes_what_it_left(marker, range(at, places[0].start), shown):
                 return None
@@ -164,6 +169,15 @@ class Hunks:
         first = next((line for line in shown if line.strip() and len(leading(line)) < depth), None)
         return (
             end is not None and first is not None and ends(first) and len(leading(first)) == len(leading(end))
+        )
+
+    def anchored_twice(self, shown: list[str], opening: list[int], placed: Placed) -> bool:
+        """Whether a hunk placed by its top anchor alone has that whole anchor in another place
+        too: new code below a query and its error check that two functions share goes below
+        either (the rules that turn the other place down judge the new code, not where it goes)."""
+        top = shown[: placed.top]
+        return placed.one_sided and any(
+            p != placed.start and self.lines[p : p + len(top)] == top for p in opening
         )
 
     def passed_over(self, at: int, placed: Placed) -> bool:
@@ -261,6 +275,7 @@ class Hunks:
             top,
             [Copy(p, p + top), Insert(run.start + top, run.stop, AS_SHOWN), *again],
             rename,
+            one_sided=True,
         )
 
     def chained(self, line: str) -> bool:

@@ -248,9 +248,6 @@ KNOWN_WRONG: dict[str, str] = {
     "marker and the next one: kept as elided (a negative, merged)",
     "everyday/s103-36-ruby-account-inline-email-normalizing": "a helper whose last call is inlined, "
     "between a body ending in a marker and the next method: kept by the hunk reader (a negative, merged)",
-    "everyday/s105-14-go-sessions-repo-log-neg": "a log line after a query and error check that two "
-    "functions share: the hunk reader places it in the one where its new code breaks no rule of its own "
-    "(a negative, merged)",
     "everyday/s106-34-ruby-subscription-drop-legacy-methods": "a deprecated method inside a range a marker "
     "elides, its callee deleted elsewhere in the snippet: kept as elided (the check for a deleted name still "
     "used looks at top-level declarations only)",

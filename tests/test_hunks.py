@@ -3,7 +3,16 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
-from apply_engine.hunks import MAX_OPENINGS, Hunks, Placed, plan_hunks, restated, retouched, same_field
+from apply_engine.hunks import (
+    COPIED_WITHIN,
+    MAX_OPENINGS,
+    Hunks,
+    Placed,
+    plan_hunks,
+    restated,
+    retouched,
+    same_field,
+)
 from apply_engine.structural import merge
 
 GO_CLIENT = """\
@@ -820,3 +829,25 @@ def test_a_marker_read_past_its_block_may_be_followed_by_a_shallower_closer() ->
         "        }\n    }\n}\n\npub fn other() {}\n"
     )
     assert apply(rust, shown) == rust.replace("*left -= dt;\n", "*left -= dt;\n            log(dt);\n")
+
+
+def test_a_hunk_placed_by_its_top_anchor_alone_needs_that_anchor_once() -> None:
+    """New code below a query and its error check that two functions share: it goes below either,
+    even where the code below one of them turns that place down (a like line close by there)."""
+    query = "\trows, err := db.Query(q)\n\tif err != nil {\n\t\treturn err\n\t}\n"
+    filler = "".join(f"\tstep{k}()\n" for k in range(COPIED_WITHIN))
+    original = (
+        f"func A() error {{\n{query}\tdefer rows.Close()\n\treturn nil\n}}\n\nfunc steps() {{\n{filler}}}\n\n"
+        f'func B() error {{\n{query}\tlog.Debug("loaded rows", "n", 0)\n\treturn nil\n}}\n\n'
+        "func C() int {\n\treturn 1\n}\n"
+    )
+    snippet = (
+        f'# ...\n{query}\tlog.Debug("loaded all rows", "n", 0)\n# ...\nfunc C() int {{\n\treturn 2\n}}\n'
+    )
+    assert apply(original, snippet) is None
+    # the anchor once, the same hunk goes below it
+    once = original.replace(
+        "func B() error {\n\trows, err := db.Query(q)", "func B() error {\n\trows, err := db.Query(p)"
+    )
+    new = '\tlog.Debug("loaded all rows", "n", 0)\n'
+    assert apply(once, snippet) == once.replace("\tdefer", new + "\tdefer").replace("return 1", "return 2")
