@@ -183,6 +183,8 @@ def signature_key(line: str, language: str = "") -> str:
         found = CMAKE_COMMAND.match(text)
         if found:
             return found.group(1)
+    if text.startswith(("* ", "/*", "//")):
+        return text  # a comment's line (` * @property {(req) => string} [key]`): no call to key it by
     if first == "await":  # `await db.execute(...)` is keyed as its call
         return "await " + (call_key(text[6:]) or text[6:])
     if language == "yaml" and first in CONTROL and text.startswith(first + ":"):

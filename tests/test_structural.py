@@ -7949,3 +7949,28 @@ def test_decorators_around_a_marker_are_known_by_all_they_say() -> None:
     )
     snippet = "@pytest.mark.slow\n# ... other marks ...\n@pytest.mark.timeout(5)\ndef test_small(n):\n    assert n < 4\n"
     assert merged(original, snippet, language="python") == original.replace("n < 5", "n < 4")
+
+
+def test_a_doc_line_is_keyed_as_it_reads_not_by_a_call_in_it() -> None:
+    """` * @property {(req: Request) => boolean} [skip]` is no call to `(req: Request)`: keyed by
+    that, a new `@property` would pair with an original one of the same callback type and write
+    over it, and the marker above it would elide short of what it stands for."""
+    assert signature_key(" * @property {(req: Request) => string} [keyGenerator]", "javascript") == (
+        "* @property {(req: Request) => string} [keyGenerator]"
+    )
+    original = (
+        "/**\n * @typedef {Object} Options\n * @property {number} [max=100] Requests per window.\n"
+        " * @property {(req: Request) => string} [keyGenerator]\n *   Derives the bucket key.\n"
+        " * @property {string} [message] Body sent with a 429.\n */\n\nfunction limit(options = {}) {\n"
+        "  const max = options.max ?? 100;\n  return max;\n}\n"
+    )
+    snippet = (
+        "/**\n * @typedef {Object} Options\n * ...\n * @property {string} [message] Body sent with a 429.\n"
+        " * @property {(req: Request) => boolean} [skip]\n *   Lets a request through uncounted.\n */\n"
+        "\n// ... rest unchanged ...\n"
+    )
+    expected = original.replace(
+        " */\n\nfunction",
+        " * @property {(req: Request) => boolean} [skip]\n *   Lets a request through uncounted.\n */\n\nfunction",
+    )
+    assert merged(original, snippet, language="javascript") == expected
