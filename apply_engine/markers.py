@@ -196,6 +196,8 @@ OPENED_BY_ELLIPSIS = re.compile(
     rf"^(?:{ELLIPSIS}\s*\(?(?P<words>[^()]+?)\)?|\((?P<inside>[^()]+)\)|\[(?P<bracketed>[^\[\]]+)\])$"
 )
 MAX_BETWEEN_WORDS = 10
+# an ellipsis, then the names of what it leaves out, two or more: `// ... billing, settings`
+NAMES_LISTED = re.compile(rf"^{ELLIPSIS}\s*[\w$.()]+(?:\s*,\s*[\w$.()]+)+\s*{ELLIPSIS}?$")
 
 
 def between_ellipses(body: str) -> bool:
@@ -226,7 +228,11 @@ def is_marker(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_com
         return True
     if HAS_ELLIPSIS.search(body):
         return bool(
-            WEAK_PHRASE.search(body) or PHRASE.search(body) or names_code(body) or between_ellipses(body)
+            WEAK_PHRASE.search(body)
+            or PHRASE.search(body)
+            or names_code(body)
+            or between_ellipses(body)
+            or NAMES_LISTED.match(body)
         )
     if text.startswith(DOC_COMMENT):
         return False  # documentation (`/** Omitted when not set. */`): a marker says `...` there

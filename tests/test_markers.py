@@ -78,6 +78,8 @@ MARKERS = [
     ("ruby", "<%# ... existing fields ... %>"),  # ERB
     ("php", "   * ... docblock unchanged ..."),  # a docblock's own line
     ("java", " * ... (licence text unchanged) ..."),
+    ("tsx", "  // ... billing, settings"),  # what it leaves out, named
+    ("python", "    # ... load_config(), save_config() ..."),
 ]
 
 NOT_MARKERS = [
@@ -112,6 +114,7 @@ NOT_MARKERS = [
     ("php", "   * ... and then it retries once more."),  # a docblock's prose, trailing off
     ("c", "    * ptr = value; /* ... */"),  # code, its comment at the end
     ("python", " * ... rest unchanged ..."),  # no block comments: a product's continuation?
+    ("python", "# ... and then, finally, it stops"),  # prose trailing off, no list of names
 ]
 
 
