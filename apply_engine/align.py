@@ -1129,6 +1129,7 @@ class Aligner:
             (self.renamed_body_of, was_renamed),  # a declaration renamed?
             (self.renamed_head_of, renamed_if_called),
             (self.renamed_header_of, renamed_where_called),
+            (self.renamed_call_of, was_renamed),  # renamed over an edited body, as its calls show
         ]
         for measure, alike in later:
             s_groups = self.group(s_items, unpaired, measure, self.snippet)
@@ -1449,6 +1450,52 @@ class Aligner:
             return None
         parts = header_but_name(side, item)
         return None if parts is None else "J{}\n{}".format(*parts)
+
+    def renamed_call_of(self, side: Side, item: Item) -> str | None:
+        """A declaration by what its key says before the name and the name it had: for one shown
+        under a new name over a body edited too, the name that a line the snippet shows calling it
+        had in the original (`go p.handleSignals()` where `go p.closeOnSignal()` stands); for an
+        original item, its own."""
+        if not item.nested:
+            return None
+        key = side.key(item)
+        name = DECLARED_NAME.search(key)
+        if name is None or key == side.normalized[item.header]:
+            return None
+        old = name.group() if side is self.original else self.name_before(item, name.group())
+        return None if old is None else f"C{key[: name.start()]}\n{old}"
+
+    def name_before(self, item: Item, new: str) -> str | None:
+        """The one name other than `new` that the original has, where the snippet has `new`, in
+        lines that read the same but for it, between the same lines (the snippet's lines outside
+        `item`): a call renamed where it stood, not a new one beside look-alikes."""
+        pattern, found = whole_word(new), set()
+        for k, line in enumerate(self.snippet.normalized):
+            if item.start <= k < item.end or k in self.snippet.markers:
+                continue
+            parts = pattern.split(line)
+            if len(parts) != 2 or letters(line) - letters(new) < MIN_KEY_LETTERS:
+                continue
+            shape = re.compile(r"([A-Za-z_$][\w$]*)".join(map(re.escape, parts)))
+            for j, o_line in enumerate(self.original.normalized):
+                match = shape.fullmatch(o_line) if new not in o_line else None
+                if match and self.between_the_same(k, j):
+                    found.add(match.group(1))
+        return found.pop() if len(found) == 1 else None
+
+    def between_the_same(self, k: int, j: int) -> bool:
+        """Whether snippet line k stands between the same lines, the nearest not blank, as
+        original line j, lines the original has there only (a marker on either side is none)."""
+        s_lines, o_lines = self.snippet.normalized, self.original.normalized
+        s_above = next((s_lines[n] for n in range(k - 1, -1, -1) if s_lines[n]), None)
+        s_below = next((s_lines[n] for n in range(k + 1, len(s_lines)) if s_lines[n]), None)
+        o_above = next((o_lines[n] for n in range(j - 1, -1, -1) if o_lines[n]), None)
+        o_below = next((o_lines[n] for n in range(j + 1, len(o_lines)) if o_lines[n]), None)
+        return (
+            None not in (s_above, s_below)
+            and (s_above, s_below) == (o_above, o_below)
+            and all(len(self.original.where(line)) == 1 for line in (s_above, s_below))
+        )
 
     def called_elsewhere(self, s_item: Item, o_item: Item) -> bool:
         """Whether the snippet uses the new name of a declaration, and the original its old name,

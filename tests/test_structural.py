@@ -7974,3 +7974,43 @@ def test_a_doc_line_is_keyed_as_it_reads_not_by_a_call_in_it() -> None:
         " * @property {(req: Request) => boolean} [skip]\n *   Lets a request through uncounted.\n */\n\nfunction",
     )
     assert merged(original, snippet, language="javascript") == expected
+
+
+def test_a_function_renamed_over_an_edited_body_is_known_by_its_call_renamed_in_place() -> None:
+    """`go p.handleSignals()` shown where `go p.closeOnSignal()` stands, between the same lines:
+    the new function below is `closeOnSignal` renamed and edited, not one more beside it. A call
+    among look-alike lines (a route's `validateBody(...)` between lines every route has) says not
+    which: there the new declaration is new."""
+    original = (
+        "package main\n\nfunc (p *Proxy) Run() error {\n\tdefer p.ul.Close()\n\tgo p.closeOnSignal()\n"
+        "\tgo p.closeOnUpdate()\n\treturn p.serve()\n}\n\nfunc (p *Proxy) closeOnUpdate() {\n\t<-p.updates\n"
+        "\tp.ul.Close()\n}\n\nfunc (p *Proxy) closeOnSignal() {\n\tch := make(chan os.Signal, 10)\n"
+        "\tsignal.Notify(ch, os.Interrupt, os.Kill)\n\t<-ch\n\tp.ul.Close()\n}\n"
+    )
+    snippet = (
+        "func (p *Proxy) Run() error {\n\tdefer p.ul.Close()\n\tgo p.handleSignals()\n\tgo p.closeOnUpdate()\n"
+        "\t// ... existing code ...\n}\n\n// ... existing code ...\n\nfunc (p *Proxy) handleSignals() {\n"
+        "\tch := make(chan os.Signal, 10)\n\tsignal.Notify(ch, os.Interrupt)\n\tdefer signal.Stop(ch)\n\t<-ch\n"
+        "\tp.ul.Close()\n}\n"
+    )
+    expected = original.replace("go p.closeOnSignal()", "go p.handleSignals()").replace(
+        "func (p *Proxy) closeOnSignal() {\n\tch := make(chan os.Signal, 10)\n\tsignal.Notify(ch, os.Interrupt, os.Kill)\n",
+        "func (p *Proxy) handleSignals() {\n\tch := make(chan os.Signal, 10)\n\tsignal.Notify(ch, os.Interrupt)\n"
+        "\tdefer signal.Stop(ch)\n",
+    )
+    assert merged(original, snippet, language="go") == expected
+    routes = (
+        "const listSchema = z.object({\n  limit: z.number(),\n});\n\nconst createSchema = z.object({\n"
+        '  email: z.string(),\n});\n\nrouter.get(\n  "/users",\n  requireRole("admin"),\n'
+        "  validateQuery(listSchema),\n  async (req, res) => {\n    res.json(await list());\n  },\n);\n\n"
+        'router.post(\n  "/users",\n  requireRole("admin"),\n  validateBody(createSchema),\n'
+        "  async (req, res) => {\n    res.json(await create(req.body));\n  },\n);\n"
+    )
+    snippet = (
+        "const listSchema = z.object({\n  limit: z.number(),\n});\n\nconst roleSchema = z.object({\n"
+        "  role: z.string(),\n});\n\n// ... existing code ...\n\nrouter.patch(\n"
+        '  "/users/:id/role",\n  requireRole("admin"),\n  validateBody(roleSchema),\n  async (req, res) => {\n'
+        "    res.json(await setRole(req.body));\n  },\n);\n"
+    )
+    added = merged(routes, snippet, language="typescript")
+    assert "const createSchema" in added and "const roleSchema" in added
