@@ -120,6 +120,18 @@ SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`,
 ELEMENT_ID = re.compile(r"(?<![\w:-])(?:android:)?id=\"(?:@\+id/)?([^\"{}]+)\"")
 # CommonJS: the object that replaces a module's exports, and one export assigned by name
 EXPORTS_OBJECT = re.compile(r"^\s*module\.exports\s*=\s*\{([^}]*)\}", re.M)
+# a call of a method on its own object, by language: Python's `self.f(`, JavaScript's `this.f(`, and
+# in Java, C#, Kotlin, C++ and PHP also `f(` alone (`{}`: the method's name)
+OWN_CALLS = {
+    "python": r"\b(?:self|cls)\.{}\(",
+    **dict.fromkeys(("javascript", "typescript", "tsx"), r"\bthis\.{}\("),
+    # (alone: where an expression starts, not after a type as a declaration's name is)
+    **dict.fromkeys(
+        ("java", "csharp", "kotlin", "cpp"),
+        r"(?:\bthis\.|(?:^\s*|[(\[{{,=!&|?:+\-*/<>]\s*|\b(?:return|await|throw|yield|case)\s+)){}\s*\(",
+    ),
+    "php": r"(?:\$this->|\bself::|\bstatic::){}\(",
+}
 EXPORTS_NAME = re.compile(r"^\s*(?:module\.)?exports\.([\w$]+)\s*=", re.M)
 FILE_HEADS = {  # the line a file of the language opens with, below its comments only
     "go": re.compile(r"package\s+\w+\s*$"),
@@ -978,6 +990,11 @@ def finish(
         return ambiguous(
             language, "unexplained_deletion", f"{import_used!r} would be deleted, yet the file still uses it"
         )
+    gone = called_yet_gone(plan, source, merged, language)
+    if gone:
+        return ambiguous(
+            language, "unexplained_deletion", f"{gone!r} would be gone, yet the file still calls it"
+        )
     renamed = renamed_beside_old_call(plan, source, merged)
     if renamed:
         return ambiguous(
@@ -1188,6 +1205,36 @@ def renamed_beside_old_call(plan: list[Span], source: Source, merged: str) -> st
                 if any(m != n and other.fullmatch(lines[m]) for m in (n - 1, n + 1) if 0 <= m < len(lines)):
                     return source.lines[k].strip()
     return None
+
+
+def called_yet_gone(plan: list[Span], source: Source, merged: str, language: str) -> str | None:
+    """A method the merge leaves out (its header not copied), declared nowhere in the merged file,
+    that the merged file still calls on its own object (`GetActiveUsersAsync(ct)`, `this.load()`,
+    `self.flush()`): renamed or deleted where the snippet shows it, yet called from code the
+    snippet leaves out."""
+    own = OWN_CALLS.get(language)
+    if own is None:
+        return None
+    offsets, lines, declared = source.offsets, merged.splitlines(), None
+    for lo, hi in not_copied(plan, source):
+        for k in range(bisect_right(offsets, lo) - 1, bisect_left(offsets, hi)):
+            name = declared_at(source.lines, k)
+            if name is None:
+                continue
+            if declared is None:
+                declared = {declared_at(lines, n) for n in range(len(lines))}
+            call = re.compile(own.format(re.escape(name)))
+            if name not in declared and any(call.search(line) for line in lines):
+                return source.lines[k].strip()
+    return None
+
+
+def declared_at(lines: list[str], k: int) -> str | None:
+    """The function or method whose declaration line k opens, its brace maybe on the next line."""
+    line = lines[k].rstrip()
+    if k + 1 < len(lines) and lines[k + 1].strip() == "{":
+        line += " {"
+    return declared_function(line)
 
 
 def beside(ops: list[Op], k: int) -> tuple[Op | None, Op | None]:

@@ -2,6 +2,7 @@
 is kept, and anything unsure is "ambiguous", never a wrong file. Every ok result's plan renders
 to its merged text."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
-from apply_engine.structural import Source, closer_twice, merge, reassigns
+from apply_engine.structural import OWN_CALLS, Source, closer_twice, merge, reassigns
 from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
@@ -95,13 +96,16 @@ def test_neighbours_shown_adjacent_delete_what_was_between_them() -> None:
 
 
 def test_a_first_method_deleted_below_its_class_line_takes_the_spacing_shown() -> None:
-    # `area` closed up under `class Shape:`: `describe` goes right below it, as shown
+    # `area` closed up under `class Shape:`: `describe` goes right below it, as shown (a `describe`
+    # that no longer calls `self.area()`: one that did would leave the call without its method)
+    original = SHAPES.replace(" with area {self.area():.2f}", "")
     snippet = (
         "# ... existing code ...\n\nclass Shape:\n    def describe(self):\n"
-        '        return f"{type(self).__name__} with area {self.area():.2f}"\n\n\n# ... existing code ...\n'
+        '        return f"{type(self).__name__}"\n\n\n# ... existing code ...\n'
     )
-    expected = SHAPES.replace("    def area(self):\n        raise NotImplementedError\n\n", "")
-    assert merged(SHAPES, snippet, language="python") == expected
+    expected = original.replace("    def area(self):\n        raise NotImplementedError\n\n", "")
+    assert merged(original, snippet, language="python") == expected
+    assert ambiguous(SHAPES, snippet.replace('}"', '} with area {self.area():.2f}"'), language="python")
 
 
 def test_markers_at_two_levels_edit_one_method_of_a_class() -> None:
@@ -8014,3 +8018,56 @@ def test_a_function_renamed_over_an_edited_body_is_known_by_its_call_renamed_in_
     )
     added = merged(routes, snippet, language="typescript")
     assert "const createSchema" in added and "const roleSchema" in added
+
+
+def test_a_method_gone_yet_called_on_its_own_object_is_refused() -> None:
+    """`ListActiveUsersAsync` shown where `GetActiveUsersAsync` stands, whose caller the snippet
+    leaves out under a marker: renamed where it is declared, still called by its old name, so the
+    file would not build. Python's `self.flush()` likewise; another object's `flush()` is not it."""
+    original = (
+        "public class UserService\n{\n    public async Task<int> CountAsync()\n    {\n        return 1;\n    }\n\n"
+        "    public async Task<IReadOnlyList<User>> GetActiveUsersAsync(CancellationToken ct = default)\n    {\n"
+        "        return await _db.Users.Where(u => !u.IsDeleted).ToListAsync(ct);\n    }\n\n"
+        "    public async Task<Dashboard> GetDashboardAsync(CancellationToken ct = default)\n    {\n"
+        "        var active = await GetActiveUsersAsync(ct);\n        return new Dashboard(active);\n    }\n}\n"
+    )
+    snippet = (
+        "public class UserService\n{\n    public async Task<int> CountAsync()\n    {\n        return 1;\n    }\n\n"
+        "    public async Task<IReadOnlyList<User>> ListActiveUsersAsync(CancellationToken ct = default)\n    {\n"
+        "        return await _db.Users.Where(u => !u.IsDeleted && !u.IsBot).ToListAsync(ct);\n    }\n\n"
+        "    public async Task<Dashboard> GetDashboardAsync(CancellationToken ct = default)\n    {\n"
+        "        // ... existing code ...\n    }\n}\n"
+    )
+    result = ambiguous(original, snippet, language="csharp")
+    assert result.reasons[0].message.endswith("would be gone, yet the file still calls it")
+    # its caller shown calling the new name: renamed throughout
+    shown = snippet.replace(
+        "        // ... existing code ...\n    }\n}\n",
+        "        var active = await ListActiveUsersAsync(ct);\n        // ... existing code ...\n    }\n}\n",
+    )
+    assert "GetActiveUsersAsync" not in merged(original, shown, language="csharp")
+    # what calls a method on its own object, by language; another object's method of that name is not it
+    calls = {
+        "python": ("        self.flush()", "        self.out.flush()"),
+        "typescript": ("    await this.flush();", "    await writer.flush();"),
+        "java": ("        return flush(buffer);", "        out.flush(buffer);"),
+        "csharp": (
+            "        var n = await FlushAsync(ct);",
+            "        public async Task FlushAsync(CancellationToken ct)",
+        ),
+        "php": ("        $this->flush();", "        $out->flush();"),
+    }
+    for language, (call, other) in calls.items():
+        name = "FlushAsync" if language == "csharp" else "flush"
+        assert re.search(OWN_CALLS[language].format(name), call), language
+        assert not re.search(OWN_CALLS[language].format(name), other), language
+    # a constructor rewritten over lines is no method gone: it is called by its type's name
+    service = (
+        "public class Shipping\n{\n    private readonly Db _db;\n\n    public Shipping(Db db)\n    {\n        _db = db;\n"
+        "    }\n\n    public int Count() => _db.Count();\n}\n"
+    )
+    rewritten = (
+        "public class Shipping\n{\n    // ... existing code ...\n\n    public Shipping(\n        Db db,\n"
+        "        ILogger<Shipping> log)\n    {\n        _db = db;\n        _log = log;\n    }\n\n    // ... existing code ...\n}\n"
+    )
+    assert "ILogger<Shipping> log)" in merged(service, rewritten, language="csharp")
