@@ -92,6 +92,9 @@ BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
 BRACKETS = {"}": "{", ")": "(", "]": "["}
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
+FLUSH_HABIT = (
+    2  # markers at column 0 between indented lines that show the snippet's habit (see flush_markers)
+)
 MIN_UNCOMMENTED = 4  # shorter lines (`end`, `});`) say nothing when they appear commented out too
 MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
@@ -570,15 +573,22 @@ def in_strings(columns: list[int]) -> frozenset[int]:
     return frozenset(k for k, at in enumerate(columns) if at == CONTINUED)
 
 
-def marker_columns(lines: list[str], columns: list[int], markers: set[int], step: int) -> list[int]:
+def marker_columns(
+    lines: list[str], columns: list[int], markers: set[int], step: int, language: str
+) -> list[int]:
     """Markers written less indented than the block they stand in (`// ... existing code ...` at
     column 0 inside a class): one right below a block's first line, above deeper code, stands in
     that block (one `step` deeper, or as deep as that code); one right above a block's closing
     bracket, below deeper code, is as deep as the block's first line inside."""
     found = list(columns)
     code = [k for k, at in enumerate(columns) if at >= 0 and k not in markers]
+    flush = language == "go" and flush_markers(code, columns, markers)
     for k in sorted(markers):
         n = bisect_right(code, k)
+        if flush and n > 0:  # the marker stands as deep as the code above it, or in the block it opens
+            above = code[n - 1]
+            found[k] = columns[above] + (step if OPENS_BLOCK.search(lines[above]) else 0)
+            continue
         if n == 0 or n == len(code):
             continue
         above, below = code[n - 1], code[n]
@@ -608,6 +618,19 @@ def marker_columns(lines: list[str], columns: list[int], markers: set[int], step
     return found
 
 
+def flush_markers(code: list[int], columns: list[int], markers: set[int]) -> bool:
+    """Whether the snippet writes every marker at column 0, two at least between indented lines
+    (`\t\treturn true`, `// ... existing code ...`, `\tcase "failed":`): its markers' columns
+    then say nothing of their depth."""
+    if not markers or any(columns[k] != 0 for k in markers):
+        return False
+    between = 0
+    for k in markers:
+        n = bisect_right(code, k)
+        between += 0 < n < len(code) and columns[code[n - 1]] > 0 and columns[code[n]] > 0
+    return between >= FLUSH_HABIT
+
+
 def plan_lines(
     original: "Analysis", edit: Source, markers: set[int], language: str, resumed: list[int] | None = None
 ) -> tuple[list[Op] | None, list[Reason]]:
@@ -623,7 +646,7 @@ def plan_lines(
         indent_unit(edit.lines, edit.raw, s_strings, original.unit) or original.unit or DEFAULT_UNIT
     )
     if language != "markdown":
-        s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"))
+        s_columns = marker_columns(edit.lines, s_columns, markers, column(f"{snippet_unit}x"), language)
     s_tree = outline(
         edit.lines, s_columns, markers, find_removals(edit.lines, source.lines, language, markers), language
     )

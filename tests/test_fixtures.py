@@ -204,8 +204,6 @@ KNOWN_WRONG: dict[str, str] = {
     "key above a column-0 marker: the edit lands in the first job's block and the block is written again",
     "everyday/s80-36-yaml-ansible-task-rewrite-col0-neg": "a task's first lines rewritten above a column-0 "
     "marker: its rest read as elided (a negative, merged)",
-    "everyday/s82-11-go-jobs-status-cancelled": "a gofmt `case` shown last above a column-0 marker: the "
-    "switch's `default:` arm below it is deleted by closing up",
     "everyday/s83-29-text-mako-gcloud-resources-api-version": "a Mako `% for` body shown up to its last "
     "argument above a shallower marker: the call's `)` below is deleted by closing up",
     "everyday/s85-19-typescript-format-price-signature-rewrite-neg": "a signature whose parameters all change, "
@@ -231,8 +229,6 @@ KNOWN_WRONG: dict[str, str] = {
     "hunk is read as context (a negative, merged)",
     "everyday/s98-15-typescript-flags-rename-or-add": "a `search-v2` row shown where `beta-search` stands, "
     "renamed or added: read as added (a negative, merged)",
-    "everyday/s98-19-go-cli-flag-defaults": "a `case` shown last above a less indented marker: the select's "
-    "other case and this one's body are deleted by closing up (the convention question)",
     "everyday/s98-34-ini-jetty-start-settings": "a commented setting uncommented with another value on the "
     "file's last line: written beside the commented original",
     "everyday/s98-37-yaml-twin-setup-python-steps": "a `Setup Python` step alike in two jobs, the job not "

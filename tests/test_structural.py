@@ -8071,3 +8071,13 @@ def test_a_method_gone_yet_called_on_its_own_object_is_refused() -> None:
         "        ILogger<Shipping> log)\n    {\n        _db = db;\n        _log = log;\n    }\n\n    // ... existing code ...\n}\n"
     )
     assert "ILogger<Shipping> log)" in merged(service, rewritten, language="csharp")
+
+
+def test_go_markers_all_at_column_0_stand_as_deep_as_the_code_above_them() -> None:
+    """A Go snippet that writes every marker flush left, two at least between tab-indented lines
+    (`\tdefault:`, `// ... existing code ...`, `\tcase "failed":`): the markers' columns say nothing,
+    so each elides the rest of the block the code above it is in (a `default:` arm's body, the
+    `select`'s other case) instead of closing it up. Two blind cases that closing up got wrong."""
+    for name in ("s82-11-go-jobs-status-cancelled", "s98-19-go-cli-flag-defaults"):
+        case = load_case(DEFAULT_ROOT / "everyday" / name)
+        assert merged(case.original, case.snippet, language="go") == case.expected
