@@ -128,10 +128,10 @@ EXPORTS_OBJECT = re.compile(r"^\s*module\.exports\s*=\s*\{([^}]*)\}", re.M)
 OWN_CALLS = {
     "python": r"\b(?:self|cls)\.{}\(",
     **dict.fromkeys(("javascript", "typescript", "tsx"), r"\bthis\.{}\("),
-    # (alone: where an expression starts, not after a type as a declaration's name is)
+    # (alone: where an expression starts, not after a type, `Task<User> Name(`, as a declaration's name is)
     **dict.fromkeys(
         ("java", "csharp", "kotlin", "cpp"),
-        r"(?:\bthis\.|(?:^\s*|[(\[{{,=!&|?:+\-*/<>]\s*|\b(?:return|await|throw|yield|case)\s+)){}\s*\(",
+        r"(?:\bthis\.|(?:^\s*|[(\[{{,=!&|?:+\-*/]\s*|\b(?:return|await|throw|yield|case)\s+)){}\s*\(",
     ),
     "php": r"(?:\$this->|\bself::|\bstatic::){}\(",
 }
@@ -1247,7 +1247,13 @@ def called_yet_gone(plan: list[Span], source: Source, merged: str, language: str
             if declared is None:
                 declared = {declared_at(lines, n) for n in range(len(lines))}
             call = re.compile(own.format(re.escape(name)))
-            if name not in declared and any(call.search(line) for line in lines):
+            if name in declared or not any(call.search(line) for line in lines):
+                continue
+            # (declared in a shape `declared_at` knows not: `Task<User> Get(...)` above `=> ...`)
+            shape = re.compile(
+                rf"^\s*(?!(?:return|await|throw|yield|case)\b)(?:[\w<>\[\],.?]+\s+)+{re.escape(name)}\s*\("
+            )
+            if not any(shape.match(line) for line in lines):
                 return source.lines[k].strip()
     return None
 

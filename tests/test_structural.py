@@ -8046,6 +8046,13 @@ def test_a_method_gone_yet_called_on_its_own_object_is_refused() -> None:
         "        var active = await ListActiveUsersAsync(ct);\n        // ... existing code ...\n    }\n}\n",
     )
     assert "GetActiveUsersAsync" not in merged(original, shown, language="csharp")
+    # the old name kept as a wrapper, declared in a shape of its own (`Task<...> Name(...)`, `=> ...`)
+    wrapped = snippet.replace(
+        "    public async Task<Dashboard>",
+        "    public Task<IReadOnlyList<User>> GetActiveUsersAsync(CancellationToken ct = default)\n"
+        "        => ListActiveUsersAsync(ct);\n\n    public async Task<Dashboard>",
+    )
+    assert "=> ListActiveUsersAsync(ct);" in merged(original, wrapped, language="csharp")
     # what calls a method on its own object, by language; another object's method of that name is not it
     calls = {
         "python": ("        self.flush()", "        self.out.flush()"),
