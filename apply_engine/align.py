@@ -237,6 +237,8 @@ BARE_CALL = re.compile(r"^(const |new )?[\w$.]+\($")  # `ListTile(`: a call whos
 BARE_TAG = re.compile(r"^<([A-Za-z][\w.:-]*)>$")  # `<td>`, `<li>`: an element known by its tag alone
 COMMENT_START = re.compile(r"^(/\*|//|#|<!--|\*|--|;)")
 NUMBER = re.compile(r"\d+")
+CODE_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|\S")  # a name, a number, or one sign
+MAX_WRAP_TOKENS = 6  # tokens of a call put around or after a value (`.map(ident)`: five)
 LETTERED = re.compile(r"[A-Za-z]{2,}")  # a word of a comment's text
 MIN_WORDS = 2  # words of a comment line that, its numbers changed, stays that line (see renumbered)
 IMPORT_LINE = re.compile(
@@ -661,6 +663,25 @@ def argument_added(line: str, original: str) -> bool:
         and (added.startswith(",") or added.endswith(","))
         and NAME.search(added) is not None
         and balanced(added)
+    )
+
+
+def call_wrapped(line: str, original: str) -> bool:
+    """`line` is `original` with a call put around or after a value in it, and nothing else:
+    `${this.columns.map(ident).join(", ")}` for `${this.columns.join(", ")}`, `${ident(this.table)}`
+    for `${this.table}`; not a word added to a message, nor text added to SQL."""
+    tokens, o_tokens = CODE_TOKEN.findall(line), CODE_TOKEN.findall(original)
+    added: list[str] = []
+    for tag, _, _, j1, j2 in SequenceMatcher(None, o_tokens, tokens, autojunk=False).get_opcodes():
+        if tag == "insert":
+            added += tokens[j1:j2]
+        elif tag != "equal":
+            return False
+    return (
+        0 < len(added) <= MAX_WRAP_TOKENS
+        and "(" in added
+        and added.count("(") == added.count(")")
+        and all(token in "().," or NAME.fullmatch(token) for token in added)
     )
 
 
@@ -3493,6 +3514,7 @@ class Aligner:
             or elements_added(*lines)
             or same_keywords(*lines)
             or renumbered(*lines)
+            or call_wrapped(*lines)
         )
 
     def other_row(self, s_item: Item, o_item: Item) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from apply_engine.align import call_wrapped
 from apply_engine.errors import InputError
 from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
@@ -8088,3 +8089,27 @@ def test_go_markers_all_at_column_0_stand_as_deep_as_the_code_above_them() -> No
     for name in ("s82-11-go-jobs-status-cancelled", "s98-19-go-cli-flag-defaults"):
         case = load_case(DEFAULT_ROOT / "everyday" / name)
         assert merged(case.original, case.snippet, language="go") == case.expected
+
+
+def test_a_line_with_a_call_put_around_a_value_in_it_is_that_line_edited() -> None:
+    """`parts.push(`FROM ${ident(this.table)}`)` shown where `parts.push(`FROM ${this.table}`)` stands,
+    a marker below: the line edited, not a second push beside it. A word added to a message, or text
+    added to SQL, says not which."""
+    assert call_wrapped("parts.push(`FROM ${ident(this.table)}`);", "parts.push(`FROM ${this.table}`);")
+    assert call_wrapped("cols.map(quote).join(', ')", "cols.join(', ')")
+    assert not call_wrapped('log.info("rendering page")', 'log.info("rendering")')
+    assert not call_wrapped('db.execute("UPDATE t SET a = 1, b = now()")', 'db.execute("UPDATE t SET a = 1")')
+    original = (
+        "class Query {\n  compile(): string {\n    const parts: string[] = [];\n"
+        '    parts.push(`SELECT ${this.columns.join(", ")}`);\n    parts.push(`FROM ${this.table}`);\n'
+        '    parts.push(`WHERE ${this.where}`);\n    return parts.join(" ");\n  }\n}\n'
+    )
+    snippet = (
+        "  compile(): string {\n    const parts: string[] = [];\n"
+        '    parts.push(`SELECT ${this.columns.map(ident).join(", ")}`);\n    parts.push(`FROM ${ident(this.table)}`);\n'
+        "    // ... existing code ...\n  }\n"
+    )
+    expected = original.replace("this.columns.join", "this.columns.map(ident).join").replace(
+        "${this.table}", "${ident(this.table)}"
+    )
+    assert merged(original, snippet, language="typescript") == expected
