@@ -8113,3 +8113,33 @@ def test_a_line_with_a_call_put_around_a_value_in_it_is_that_line_edited() -> No
         "${this.table}", "${ident(this.table)}"
     )
     assert merged(original, snippet, language="typescript") == expected
+
+
+def test_a_marker_inside_a_plain_comment_above_a_function_elides_part_of_that_comment() -> None:
+    """`// Run backs up a tenant.`, `//`, `// ...`, then the comment's later lines, one edited, and
+    the function: the marker stands for the comment's lines between, as in a docblock (the comment
+    below it is no part of the original's to edit or replace). A C `#  endif` after a marker is no
+    comment."""
+    original = (
+        "package backup\n\n// Run backs up a single tenant.\n//\n// It writes the archive to the bucket and\n"
+        "// records it in the index.\n//\n// Run returns ErrInProgress while another backup runs.\n//\n"
+        "// The key of the new backup is returned.\nfunc (r *Runner) Run(tenant string) error {\n"
+        "\treturn r.run(tenant)\n}\n"
+    )
+    snippet = (
+        "// Run backs up a single tenant.\n//\n// ...\n// records it in the index.\n//\n"
+        "// Run waits for another backup when wait is true.\n//\n// The key of the new backup is returned.\n"
+        "func (r *Runner) Run(tenant string, wait bool) error {\n"
+        "\treturn r.run(tenant, wait)\n}\n"
+    )
+    expected = (
+        original.replace(
+            "// Run returns ErrInProgress while another backup runs.\n",
+            "// Run waits for another backup when wait is true.\n",
+        )
+        .replace("Run(tenant string)", "Run(tenant string, wait bool)")
+        .replace("run(tenant)", "run(tenant, wait)")
+    )
+    assert merged(original, snippet, language="go") == expected
+    case = load_case(DEFAULT_ROOT / "everyday" / "s78-08-cpp-bit-reverse-device-if-constexpr")  # `#  endif`
+    assert merged(case.original, case.snippet, language="cpp") == case.expected
