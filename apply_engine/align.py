@@ -71,20 +71,10 @@ DOC_TAG = re.compile(
 )
 HEADER = "\0header"  # the key of an item's own line below its comment (see Aligner.prefix)
 DOC_BLANK = re.compile(r"^(?:/?\*+/?|///|//!|//|#)$")  # a doc comment's blank line: ` *`, `///`
+# doc tags that name what they document (`@param load`, `@throws IOException`; see doc_key)
 NAMED_TAGS = frozenset(
-    {
-        "param",
-        "arg",
-        "argument",
-        "property",
-        "prop",
-        "typeparam",
-        "template",
-        "throw",
-        "exception",
-        "raise",
-        "field",
-    }
+    {"param", "arg", "argument", "property", "prop", "field", "typeparam", "template"}
+    | {"throw", "exception", "raise"}
 )
 WILDCARD_IMPORT = re.compile(r"^import (?:static )?([\w.]+)\.[*_];?$")
 # Go's declarations, one to a line or grouped: `import "fmt"`, `const (` ... `)` (see grouped)

@@ -92,9 +92,8 @@ BOM = "\ufeff"
 FENCE_OPEN = re.compile(r"^\s*(`{3,})([\w+-]*)[^`]*$")  # ```python, ```ts:src/app.ts, ```tsx title="App.tsx"
 BRACKETS = {"}": "{", ")": "(", "]": "["}
 MARKDOWN_TAGS = frozenset({"markdown", "md"})
-FLUSH_HABIT = (
-    2  # markers at column 0 between indented lines that show the snippet's habit (see flush_markers)
-)
+# markers at column 0 between indented lines that show a Go snippet's habit (see flush_markers)
+FLUSH_HABIT = 2
 MIN_UNCOMMENTED = 4  # shorter lines (`end`, `});`) say nothing when they appear commented out too
 MAX_PROSE_LINES = 3  # "Here is the updated function:" above a fence, "Done." below it
 REWRITE_SHARE = 0.5  # a marker-less snippet this large relative to the original may rewrite all of it
@@ -579,7 +578,9 @@ def marker_columns(
     """Markers written less indented than the block they stand in (`// ... existing code ...` at
     column 0 inside a class): one right below a block's first line, above deeper code, stands in
     that block (one `step` deeper, or as deep as that code); one right above a block's closing
-    bracket, below deeper code, is as deep as the block's first line inside."""
+    bracket, below deeper code, is as deep as the block's first line inside. In Go, where a snippet
+    writes all its markers flush left, each stands as deep as the code above it (in the block that
+    code opens): measured, other languages' snippets lose more merges by that than they gain."""
     found = list(columns)
     code = [k for k, at in enumerate(columns) if at >= 0 and k not in markers]
     flush = language == "go" and flush_markers(code, columns, markers)
