@@ -2215,7 +2215,7 @@ class Aligner:
                 at, k = wrapped
                 ops = self.wrap_elided(o_gap[at:], parts[1], k, reindent)
                 return None if ops is None else [Copy(o_gap[0].lead, o_gap[at - 1].end), *ops]
-        found = self.positional(o_gap, parts[0], marker_beyond=not any(parts[1:]))
+        found = self.positional(o_gap, parts[0], marker_beyond=not any(parts[1:]), another=another)
         if found is None:
             return None
         before, head = found
@@ -2313,8 +2313,14 @@ class Aligner:
             kept = kept[1:]
         # all a marker stands for, new code on one side of it (an omitted end need stand for nothing)
         lone = len(kept) == 1 and not middle and not omitted
-        if self.look_alike(before_kept[:1], kept[:1], lone and not new_last) or (
-            not tail and self.look_alike(after_kept[-1:], kept[-1:], lone and not new_first)
+        # (an elided one that a marker beside the new one names is no look-alike: `<!-- ... Payments
+        # and Settings links ... -->` below a new `Reports` link, where the `Payments` link stands)
+        first_named = bool(before_kept and kept) and another(before_kept[0], kept[0])
+        last_named = bool(after_kept and kept) and another(after_kept[-1], kept[-1])
+        if (not first_named and self.look_alike(before_kept[:1], kept[:1], lone and not new_last)) or (
+            not tail
+            and not last_named
+            and self.look_alike(after_kept[-1:], kept[-1:], lone and not new_first)
         ):
             return None
         outer = (parts[0][:before], parts[-1][len(parts[-1]) - after :])
@@ -3250,18 +3256,29 @@ class Aligner:
         return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge, base=base)
 
     def positional(
-        self, o_items: list[Item], s_items: list[Item], marker_beyond: bool = False
+        self,
+        o_items: list[Item],
+        s_items: list[Item],
+        marker_beyond: bool = False,
+        another: Callable[[Item, Item], bool] | None = None,
     ) -> tuple[int, list[Item]] | None:
         """(k, modified): snippet items from k on edit the original items from the start, pairwise,
         each with the signature of the original item there; items before k are insertions. None
         when an item may as well be an edit as a new look-alike (the reason is recorded).
         `marker_beyond`: a marker stands for the original items past those edited; when there is
-        only one, a look-alike that might edit it is new, the marker standing for it."""
+        only one, a look-alike that might edit it is new, the marker standing for it. `another`: a
+        marker beside the item names the original's, so the item is new."""
         if not o_items:
             return 0, []
         start = None
+
+        def same_signature(s_item: Item, o_item: Item) -> bool | None:
+            same = self.same_signature(s_item, o_item)
+            # (a marker beside it that names the original's says this one is new)
+            return False if same is None and another is not None and another(s_item, o_item) else same
+
         for k, item in enumerate(s_items):
-            same = self.same_signature(item, o_items[0])
+            same = same_signature(item, o_items[0])
             if same is None and marker_beyond and len(o_items) == 1:
                 continue
             if same is None and any(self.edits_line(later, o_items[0]) for later in s_items[k + 1 :]):
@@ -3276,7 +3293,7 @@ class Aligner:
             return 0, []
         found = []
         for s_item, o_item in zip(s_items[start:], o_items, strict=False):
-            same = self.same_signature(s_item, o_item)
+            same = same_signature(s_item, o_item)
             if same is None:
                 self.unsure(s_item)
                 return None

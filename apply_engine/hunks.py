@@ -23,6 +23,7 @@ from difflib import SequenceMatcher
 
 from .align import Copy, Insert, Op, letters
 from .indent import DEFAULT_UNIT, Reindent, leading
+from .markers import naming_words
 
 MAX_OPENINGS = 64  # original lines a hunk may open on: past that its first line says too little
 MAX_REWRITTEN = 3  # original lines one hunk may rewrite between its anchors
@@ -252,7 +253,7 @@ class Hunks:
         """The hunk read as new code right below its top anchor, the marker after it eliding the
         rest, less its first lines where they edit the original's below it (edits_below). The
         original's blank lines that end the anchor stand again below the new code."""
-        edited, rename = self.edits_below(shown[top:], p + top)
+        edited, rename = self.edits_below(shown[top:], p + top, self.named_below(run))
         new = shown[top + edited :]
         if new and not edited and not balanced(new):
             # the new code opens where its brackets balance: a new `<tr>` row after a `</tr>`, not
@@ -284,7 +285,14 @@ class Hunks:
         reads as added, not as a rewrite of the next."""
         return self.openers[opened_by(line)] >= CHAIN
 
-    def edits_below(self, new: list[str], at: int) -> tuple[int, tuple[str, str] | None]:
+    def named_below(self, run: range) -> set[str]:
+        """The words by which the marker right below the run names the code it stands for."""
+        marker = next((line for line in self.snippet[run.stop :] if line.strip()), None)
+        return naming_words(marker) if marker is not None else set()
+
+    def edits_below(
+        self, new: list[str], at: int, named: set[str] = frozenset()
+    ) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
         edited in a plain way: its closing punctuation changed (`business;` to `business,` above a
         new last enum value, `placeholder='...'):` to `placeholder='...',` above a new last
@@ -297,6 +305,8 @@ class Hunks:
             if at + count >= len(self.lines):
                 break
             old = self.lines[at + count]
+            if marker_names(named, old, line):
+                break  # the marker below names the original line: it stands for it, this one is new
             if (
                 old != line
                 and old.rstrip(CLOSING) != line.rstrip(CLOSING)
@@ -466,6 +476,13 @@ class Hunks:
             if balanced(block) and OPENS.search(block[0]) and CLOSES.match(block[-1]):
                 return True
         return False
+
+
+def marker_names(named: set[str], old: str, new: str) -> bool:
+    """Whether a marker's words name `old` by a word it has and `new` has not (`<!-- ... Payments
+    and Settings links ... -->` below a `Reports` link where the `Payments` link stands)."""
+    words, old_words = naming_words(new), naming_words(old)
+    return bool(named & (old_words - words)) and not named & (words - old_words)
 
 
 def telling(anchor: list[str]) -> bool:

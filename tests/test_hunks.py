@@ -851,3 +851,26 @@ def test_a_hunk_placed_by_its_top_anchor_alone_needs_that_anchor_once() -> None:
     )
     new = '\tlog.Debug("loaded all rows", "n", 0)\n'
     assert apply(once, snippet) == once.replace("\tdefer", new + "\tdefer").replace("return 1", "return 2")
+
+
+def test_a_line_below_its_anchor_is_no_edit_of_the_one_the_marker_below_names() -> None:
+    """A `Reports` link below its anchor where the `Payments` link stands, above `<!-- ... Payments
+    and Settings links unchanged ... -->`: the marker stands for that link, so this one is no edit
+    of it (new, it would stand beside a line much like it: no reading at all)."""
+    original = [
+        "<ul>",
+        '  <li><a href="/invoices">Invoices</a></li>',
+        '  <li><a href="/payments">Payments</a></li>',
+        '  <li><a href="/settings">Settings</a></li>',
+        "</ul>",
+    ]
+    snippet = [
+        *original[:2],
+        '  <li><a href="/reports">Reports</a></li>',
+        "  <!-- ... Payments and Settings links unchanged ... -->",
+        "</ul>",
+    ]
+    assert plan_hunks(original, snippet, {3}) is None
+    # a marker that names none of them: the link there edited, as a value changed in place is
+    unnamed = [*snippet[:3], "  <!-- ... -->", "</ul>"]
+    assert plan_hunks(original, unnamed, {3}) is not None

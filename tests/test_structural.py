@@ -8143,3 +8143,21 @@ def test_a_marker_inside_a_plain_comment_above_a_function_elides_part_of_that_co
     assert merged(original, snippet, language="go") == expected
     case = load_case(DEFAULT_ROOT / "everyday" / "s78-08-cpp-bit-reverse-device-if-constexpr")  # `#  endif`
     assert merged(case.original, case.snippet, language="cpp") == case.expected
+
+
+def test_a_new_element_beside_a_marker_that_names_the_elided_one_is_new() -> None:
+    """A `Reports` link shown right above `<!-- ... Payments and Settings links unchanged ... -->`,
+    where the `Payments` link stands: the marker names that one, so this one is added, not an edit
+    of it."""
+    original = (
+        '<ul>\n  <li><a href="/invoices">Invoices</a></li>\n  <li><a href="/payments">Payments</a></li>\n'
+        '  <li><a href="/settings">Settings</a></li>\n</ul>\n'
+    )
+    snippet = (
+        '<ul>\n  <li><a href="/invoices">Invoices</a></li>\n  <li><a href="/reports">Reports</a></li>\n'
+        "  <!-- ... Payments and Settings links unchanged ... -->\n</ul>\n"
+    )
+    expected = original.replace(
+        '  <li><a href="/payments">', '  <li><a href="/reports">Reports</a></li>\n  <li><a href="/payments">'
+    )
+    assert merged(original, snippet, language="html") == expected
