@@ -44,7 +44,7 @@ from apply_engine.keys import (
     normalize,
     signature_key,
 )
-from apply_engine.markers import NAMING_WORD, elided_body, naming_words
+from apply_engine.markers import NAMING_WORD, elided_body, naming_words, removal_head
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, Item
 
@@ -3242,18 +3242,31 @@ class Aligner:
     ) -> list[Op] | None:
         """`// removed: name` deletes the original item it names; without markers around, the
         whole gap is the explicit deletion."""
-        names = {
-            word for item in removals for word in NAME.findall(self.snippet.lines[item.header])
-        } - REMOVAL_NOISE
+        said = [removal_head(self.snippet.lines[item.header].strip()) for item in removals]
+        names = {word for text in said for word in NAME.findall(text)} - REMOVAL_NOISE
         named = [item for item in o_gap if names & set(NAME.findall(self.original.lines[item.header]))]
         if not any(item.marker for item in s_gap) and edge is None and (named or not names):
             return self.inserts(s_gap, reindent)
-        if len(named) != 1:
+        if not named or not self.each_named_once(named, names):
             self.fail(
                 "unmatched_removal", "a removal comment names no single original item here", removals[0]
             )
             return None
-        return self.gap([item for item in o_gap if item is not named[0]], s_gap, reindent, edge, base=base)
+        # (a comment standing right above an item named, a blank line between, goes with it)
+        gone = {id(item) for item in named}
+        gone |= {
+            id(above)
+            for above, item in pairwise(o_gap)
+            if id(item) in gone and self.original.is_comment(above) and above.end == item.lead
+        }
+        kept = [item for item in o_gap if id(item) not in gone]
+        return self.gap(kept, s_gap, reindent, edge, base=base)
+
+    def each_named_once(self, named: list[Item], names: set[str]) -> bool:
+        """Whether each item a removal comment names is named by a word that names it alone
+        (`removed fmtLong() and plural()`: `fmtLong` one item, `plural` another)."""
+        words = [names & set(NAME.findall(self.original.lines[item.header])) for item in named]
+        return all(any(sum(word in other for other in words) == 1 for word in own) for own in words)
 
     def positional(
         self,

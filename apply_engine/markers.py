@@ -113,17 +113,20 @@ REMOVAL = re.compile(
 REMOVAL_WORDS = 10
 # code named as removed, then why, at any length: `legacyFormat() removed - no callers left`,
 # `cmd_prune removed: ...` (a name with `()`, `_` or a capital inside: no plain word)
-NAMED_REMOVAL = re.compile(
-    r"^`?(?:[\w.$]+\(\)|[\w.$]*(?:_|[a-z][A-Z])[\w.$]*)`?\s+(?i:was\s+|has\s+been\s+)?(?i:removed|deleted|dropped)\b"
-)
+CODE_NAME = r"`?(?:[\w.$]+\(\)|[\w.$]*(?:_|[a-z][A-Z])[\w.$]*)`?"  # `parse()`, `parse_args`, `splitEntity`
+NAMED_REMOVAL = re.compile(rf"^{CODE_NAME}\s+(?i:was\s+|has\s+been\s+)?(?i:removed|deleted|dropped)\b")
 
 # a note that code moved, where it stood or above it at its new place: `resolveArgs moved up, it
 # used to follow startProxy`, `moved parse_args() below` (no prose: `Focus moved to the dialog`)
+MOVED_NAMES = r"`?[\w.$]+(?:\(\))?`?(?:(?:,\s*|\s+and\s+)`?[\w.$]+(?:\(\))?`?)*"  # `a`, `a() and b()`
 MOVED = re.compile(
-    r"^(?:`?[\w.$]+(?:\(\))?`?\s+(?:was\s+|has\s+been\s+)?moved\s+(?:up|down|above|below|here)"
-    r"|moved\s+`?[\w.$]+(?:\(\))?`?\s+(?:up|down|above|below|here|to))\b",
+    rf"^(?:{MOVED_NAMES}\s+(?:was\s+|were\s+|has\s+been\s+|have\s+been\s+)?moved\s+(?:up|down|above|below|here)"
+    rf"|(?-i:{CODE_NAME})\s+(?:was\s+)?moved\s+to\s+the\s+(?:top|bottom|end|start|beginning)"
+    rf"|moved\s+{MOVED_NAMES}\s+(?:up|down|above|below|here|to))\b",
     re.I,
 )
+REMOVAL_FIRST = re.compile(r"(?i)(removed|deleted|dropped)\b")
+REASON_AFTER = re.compile(r":\s|\s[-—–]\s")  # where a removal comment goes on to say why
 
 
 def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_comments: bool = True) -> bool:
@@ -134,7 +137,17 @@ def is_removal(line: str, line_comments: tuple[str, ...] = ("#", "//"), block_co
         return False
     if NAMED_REMOVAL.match(body) or says_moved(body):
         return True
-    return len(body.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(body.strip(".…() ")))
+    # (opened by `removed`, why may run long after it: `removed fmtLong(): only the short ...`)
+    said = removal_head(body) if REMOVAL_FIRST.match(body.lstrip("( ")) else body
+    return len(said.split()) <= REMOVAL_WORDS and bool(REMOVAL.match(said.strip(".…() ")))
+
+
+def removal_head(body: str) -> str:
+    """What a removal comment says goes, less the reason after it: `removed fmtLong() and plural()`
+    of `removed fmtLong() and plural(): only the short format is supported now` (all of `removed:
+    legacy_init()`, whose colon follows the word alone)."""
+    head = REASON_AFTER.split(body, maxsplit=1)[0]
+    return head if len(NAMING_WORD.findall(head)) > 1 else body
 
 
 def is_move_note(

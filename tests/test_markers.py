@@ -174,6 +174,11 @@ def test_a_hash_is_not_a_comment_in_javascript() -> None:
         ("# moved parse_args() below", True),
         ("// Focus moved to the dialog once it opens", False),
         ("# the cursor is moved up one line", False),
+        ("// removed fmtLong() and plural(): only the short format is supported now", True),  # why, after
+        ("// (moved find_head_end and parse_header above parse_request)", True),  # two names
+        ("// (splitEntity moved to the top; the unimplemented cmd.edit stub is deleted)", True),
+        ("# Stale entries removed: the cache is rebuilt on every start of the worker and more", False),
+        ("// Focus moved to the top of the list when it opens", False),  # a plain word, no code's name
     ],
 )
 def test_removal_comments(line: str, expected: bool) -> None:

@@ -8161,3 +8161,22 @@ def test_a_new_element_beside_a_marker_that_names_the_elided_one_is_new() -> Non
         '  <li><a href="/payments">', '  <li><a href="/reports">Reports</a></li>\n  <li><a href="/payments">'
     )
     assert merged(original, snippet, language="html") == expected
+
+
+def test_a_removal_comment_naming_several_functions_deletes_each_with_its_comment() -> None:
+    """`// removed fmtLong() and plural(): only the short format is supported now` at the end of
+    the snippet: both functions go, each with the doc comment above it (a blank line between), and
+    the comment is never written; the reason after the colon names nothing."""
+    original = (
+        "function fmtShort(ms) {\n  return ms + 'ms';\n}\n\n/**\n * Long format.\n */\n\nfunction fmtLong(ms) {\n"
+        "  return plural(ms, 'ms');\n}\n\n/**\n * Pluralization helper.\n */\n\nfunction plural(ms, name) {\n"
+        "  return ms + ' ' + name + 's';\n}\n"
+    )
+    snippet = (
+        "function fmtShort(ms) {\n  return Math.round(ms) + 'ms';\n}\n\n"
+        "// removed fmtLong() and plural(): only the short format is supported now\n"
+    )
+    assert (
+        merged(original, snippet, language="javascript")
+        == "function fmtShort(ms) {\n  return Math.round(ms) + 'ms';\n}\n"
+    )
