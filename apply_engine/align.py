@@ -745,9 +745,11 @@ def attributes_added(line: str, original: str) -> bool:
     return line.startswith(kept) and line[len(kept)].isspace()
 
 
-def dropped_word(line: str, new: str, word: str) -> bool:
-    """`new` is `line` with `word` and a little around it (quotes, a comma) taken out, nothing else."""
-    if not 0 < len(line) - len(new) <= len(word) + 4:
+def dropped_words(line: str, new: str, words: list[str]) -> bool:
+    """`new` is `line` with some of `words` and a little around each (quotes, a comma) taken out,
+    nothing else (`"rgb_to_yiq","yiq_to_rgb",` out of an `__all__` line)."""
+    dropped = [word for word in words if whole_word(word).search(line) and not whole_word(word).search(new)]
+    if not 0 < len(line) - len(new) <= sum(len(word) + 4 for word in dropped):
         return False
     rest = iter(line)
     return all(c in rest for c in new)  # `new` a subsequence of `line`
@@ -4063,16 +4065,15 @@ class Aligner:
         known = set(lines)
         edited = [line for line in self.snippet.normalized if line and line not in known]
         named = self.original.code(o_gap)
-        for item in named:
-            declared = NAME.findall(self.original.key(item))  # `class LifoQueue`: LifoQueue
-            if not declared:
-                return False
-            name = whole_word(declared[-1])
+        declared = [NAME.findall(self.original.key(item)) for item in named]  # `class LifoQueue`
+        if not all(declared):
+            return False
+        names = [found[-1] for found in declared]
+        for word in names:
+            name = whole_word(word)
             naming = [line for k, line in enumerate(lines) if not lo <= k < hi and name.search(line)]
             if not any(
-                not name.search(new) and dropped_word(line, new, declared[-1])
-                for line in naming
-                for new in edited
+                not name.search(new) and dropped_words(line, new, names) for line in naming for new in edited
             ):
                 return False
         return bool(named)

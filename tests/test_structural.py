@@ -8180,3 +8180,27 @@ def test_a_removal_comment_naming_several_functions_deletes_each_with_its_commen
         merged(original, snippet, language="javascript")
         == "function fmtShort(ms) {\n  return Math.round(ms) + 'ms';\n}\n"
     )
+
+
+def test_declarations_deleted_together_and_dropped_together_from_a_list_are_meant_deleted() -> None:
+    """`__all__` shown without `"rgb_to_yiq","yiq_to_rgb",`, the section that declares both closed
+    up between the lines shown around it: more lines than a silent deletion may drop, but the
+    snippet says so where it names them."""
+    yiq = "".join(
+        f"def {name}(a, b, c):\n    x = a * 0.30 + b * 0.59 + c * 0.11\n    y = a - x\n    z = b - x\n"
+        "    return (x, y, z)\n\n"
+        for name in ("rgb_to_yiq", "yiq_to_rgb")
+    )
+    original = (
+        '__all__ = ["rgb_to_yiq","yiq_to_rgb","rgb_to_hls",\n           "hls_to_rgb"]\n\nONE_THIRD = 1.0/3.0\n\n'
+        f"# YIQ: used by composite video signals\n\n{yiq}# HLS: Hue, Luminance, Saturation\n\n"
+        "def rgb_to_hls(r, g, b):\n    return (r, g, b)\n\n\ndef hls_to_rgb(h, l, s):\n    return (h, l, s)\n"
+    )
+    snippet = (
+        '__all__ = ["rgb_to_hls",\n           "hls_to_rgb"]\n\nONE_THIRD = 1.0/3.0\n\n'
+        "# HLS: Hue, Luminance, Saturation\n\ndef rgb_to_hls(r, g, b):\n# ... rest of file unchanged ...\n"
+    )
+    expected = original.replace('"rgb_to_yiq","yiq_to_rgb",', "").replace(
+        f"# YIQ: used by composite video signals\n\n{yiq}", ""
+    )
+    assert merged(original, snippet, language="python") == expected
