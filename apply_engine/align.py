@@ -4065,10 +4065,13 @@ class Aligner:
         known = set(lines)
         edited = [line for line in self.snippet.normalized if line and line not in known]
         named = self.original.code(o_gap)
-        declared = [NAME.findall(self.original.key(item)) for item in named]  # `class LifoQueue`
-        if not all(declared):
+        keys = [self.original.key(item) for item in named]
+        # (declarations only, named by their keys: `class LifoQueue`, not `if "X" in env:`)
+        if any(
+            key == lines[item.header] or not NAME.search(key) for key, item in zip(keys, named, strict=True)
+        ):
             return False
-        names = [found[-1] for found in declared]
+        names = sorted({NAME.findall(key)[-1] for key in keys})
         for word in names:
             name = whole_word(word)
             naming = [line for k, line in enumerate(lines) if not lo <= k < hi and name.search(line)]
