@@ -1490,8 +1490,11 @@ class Aligner:
             if len(parts) != 2 or letters(line) - letters(new) < MIN_KEY_LETTERS:
                 continue
             shape = re.compile(r"([A-Za-z_$][\w$]*)".join(map(re.escape, parts)))
+            head, tail = parts
             for j, o_line in enumerate(self.original.normalized):
-                match = shape.fullmatch(o_line) if new not in o_line else None
+                if not (o_line.startswith(head) and o_line.endswith(tail)) or new in o_line:
+                    continue  # (a quick look first)
+                match = shape.fullmatch(o_line)
                 if match and self.between_the_same(k, j):
                     found.add(match.group(1))
         return found.pop() if len(found) == 1 else None

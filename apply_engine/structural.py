@@ -1243,12 +1243,14 @@ def called_yet_gone(plan: list[Span], source: Source, merged: str, language: str
     for lo, hi in not_copied(plan, source):
         for k in range(bisect_right(offsets, lo) - 1, bisect_left(offsets, hi)):
             name = declared_at(source.lines, k)
-            if name is None:
+            if name is None or name not in merged:
                 continue
+            call = re.compile(own.format(re.escape(name)), re.M)
+            if not call.search(merged):
+                continue  # (the common case: no call left, so no need to read the declarations)
             if declared is None:
                 declared = {declared_at(lines, n) for n in range(len(lines))}
-            call = re.compile(own.format(re.escape(name)))
-            if name in declared or not any(call.search(line) for line in lines):
+            if name in declared:
                 continue
             # (declared in a shape `declared_at` knows not: `Task<User> Get(...)` above `=> ...`)
             shape = re.compile(
