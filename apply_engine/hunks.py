@@ -18,6 +18,7 @@ between its anchors, each like a line it shows, where no reading as new code fit
 import re
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -291,7 +292,7 @@ class Hunks:
         return naming_words(marker) if marker is not None else set()
 
     def edits_below(
-        self, new: list[str], at: int, named: set[str] = frozenset()
+        self, new: list[str], at: int, named: AbstractSet[str] = frozenset()
     ) -> tuple[int, tuple[str, str] | None]:
         """How many of the first `new` lines are the original lines from `at` as they stand, or
         edited in a plain way: its closing punctuation changed (`business;` to `business,` above a
@@ -299,7 +300,8 @@ class Hunks:
         parameter); the same statement rewritten (restated), unless its block is one of a chain of
         look-alikes (chained); a value changed in place (retouched); a field given another value
         (same_field); or a name renamed throughout (renames), and with it the name renamed. None
-        edited, none count."""
+        edited, none count. An original line that the marker below names by `named` (see
+        marker_names) is no line edited: the marker stands for it."""
         count, rename, edited = 0, None, False
         for line in new:
             if at + count >= len(self.lines):
@@ -478,7 +480,7 @@ class Hunks:
         return False
 
 
-def marker_names(named: set[str], old: str, new: str) -> bool:
+def marker_names(named: AbstractSet[str], old: str, new: str) -> bool:
     """Whether a marker's words name `old` by a word it has and `new` has not (`<!-- ... Payments
     and Settings links ... -->` below a `Reports` link where the `Payments` link stands)."""
     words, old_words = naming_words(new), naming_words(old)
