@@ -39,6 +39,7 @@ ATTRIBUTE = re.compile(rf"^(@[\w.]+|{ATTRIBUTES})")  # a decorator or an attribu
 # Elixir's attributes of the function below (`@doc """`, `@spec f(t) :: t`, `@impl true`)
 DEF_ATTRIBUTE = re.compile(r"^@(doc|spec|impl|deprecated)\s+\S")
 DIRECTIVE = re.compile(r"^#\s*(if|ifdef|ifndef|else|elif|endif|include|define|undef|pragma)\b")  # `#  endif`
+DOC_TAG_LINE = re.compile(r"^(?:#|//|\*)\s*@[A-Za-z]+\b")  # a doc tag's line: `# @param name [String]`
 DOC_LINE = re.compile(r"^///")  # a line of a doc comment (Rust, C#, Swift, Dart): it documents the item below
 PREFIX = re.compile(rf"^(@[\w.]+|{ATTRIBUTES}|{COMMENTS})")
 SIGIL_PREFIX = re.compile(rf"^({ATTRIBUTES}|{COMMENTS})")
@@ -564,8 +565,8 @@ def prefix_line(text: str, prefix: re.Pattern[str]) -> bool:
 def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]) -> bool:
     """Whether `item`, right below the run and as deep, continues a run of prefix lines: a marker
     right after an attribute or a comment's line (the rest of it elided); after such a marker,
-    code or an attribute where the marker follows an attribute or a doc comment's line, and more of
-    the comment where it follows a plain comment's line (`// Run backs up a tenant.`, `// ...`,
+    code or an attribute where the marker follows an attribute, a doc comment's line or a doc tag's
+    (`# @param currency [String]`), and more of the comment where it follows a plain comment's line (`// Run backs up a tenant.`, `// ...`,
     `// Only one backup runs at a time.`); anything after a prefix line (never after a marker that
     starts a run)."""
     last = run[-1]
@@ -578,7 +579,7 @@ def joins(run: list[Item], item: Item, lines: list[str], prefix: re.Pattern[str]
         # (after a plain comment's line, the marker elides the rest of that comment: more of it
         # follows, or the marker stands for code)
         above, below = lines[run[-2].header].strip(), lines[item.header].strip()
-        return bool(ATTRIBUTE.match(above) or DOC_LINE.match(above)) or bool(
+        return bool(ATTRIBUTE.match(above) or DOC_LINE.match(above) or DOC_TAG_LINE.match(above)) or bool(
             COMMENT.match(below) and not DIRECTIVE.match(below)
         )
     return prefix_line(lines[last.header].strip(), prefix)

@@ -8204,3 +8204,26 @@ def test_declarations_deleted_together_and_dropped_together_from_a_list_are_mean
         f"# YIQ: used by composite video signals\n\n{yiq}", ""
     )
     assert merged(original, snippet, language="python") == expected
+
+
+def test_a_marker_below_a_doc_tag_line_leaves_the_doc_to_the_method_below() -> None:
+    """Ruby's YARD comment shown with `# ...` for its description and for its tags after the one
+    edited (`# @param currency [String, Symbol] ...`), then the method: one comment of the method,
+    markers and all, its edited tag written over the original's."""
+    original = (
+        "module Money\n  # Formats an amount for display.\n  #\n  # Amounts are stored in cents.\n  #\n"
+        "  # @param amount_cents [Integer] the amount in cents\n  # @param currency [String] ISO 4217 code\n"
+        "  # @return [String] the formatted amount\n  def format_price(amount_cents, currency:)\n"
+        '    "#{currency} #{amount_cents / 100.0}"\n  end\nend\n'
+    )
+    snippet = (
+        "  # Formats an amount for display.\n  #\n  # ...\n  #\n  # @param amount_cents [Integer] the amount in cents\n"
+        "  # @param currency [String, Symbol] ISO 4217 code, or a symbol\n  # ...\n"
+        "  def format_price(amount_cents, currency:)\n    currency = currency.to_s.upcase\n"
+        "    # ... rest unchanged ...\n"
+    )
+    expected = original.replace(
+        "  # @param currency [String] ISO 4217 code\n",
+        "  # @param currency [String, Symbol] ISO 4217 code, or a symbol\n",
+    ).replace("currency:)\n", "currency:)\n    currency = currency.to_s.upcase\n")
+    assert merged(original, snippet, language="ruby") == expected
