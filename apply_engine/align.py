@@ -786,6 +786,16 @@ def named_elsewhere(side: Side, item: Item) -> bool:
     )
 
 
+def nonblank_from(lines: Sequence[str], k: int, step: int) -> int | None:
+    """The nearest line from k (k left out) going by `step` that is not blank."""
+    k += step
+    while 0 <= k < len(lines):
+        if lines[k]:
+            return k
+        k += step
+    return None
+
+
 def whole_word(name: str, member: bool = True) -> re.Pattern[str]:
     """`name` as a word of code (`sleep`, not `sleepy` or `$sleep`); with `member` false, not as
     a member either (`destroy`, not `createDebug.destroy`)."""
@@ -1480,38 +1490,30 @@ class Aligner:
 
     def name_before(self, item: Item, new: str) -> str | None:
         """The one name other than `new` that the original has, where the snippet has `new`, in
-        lines that read the same but for it, between the same lines (the snippet's lines outside
-        `item`): a call renamed where it stood, not a new one beside look-alikes."""
+        lines that read the same but for it, between the same lines, lines the original has there
+        only (the snippet's lines outside `item`): a call renamed where it stood, not a new one
+        beside look-alikes."""
         pattern, found = whole_word(new), set()
-        for k, line in enumerate(self.snippet.normalized):
-            if item.start <= k < item.end or k in self.snippet.markers:
+        s_lines, o_lines = self.snippet.normalized, self.original.normalized
+        for k, line in enumerate(s_lines):
+            if item.start <= k < item.end or k in self.snippet.markers or new not in line:
                 continue
             parts = pattern.split(line)
             if len(parts) != 2 or letters(line) - letters(new) < MIN_KEY_LETTERS:
                 continue
-            shape = re.compile(r"([A-Za-z_$][\w$]*)".join(map(re.escape, parts)))
-            head, tail = parts
-            for j, o_line in enumerate(self.original.normalized):
-                if not (o_line.startswith(head) and o_line.endswith(tail)) or new in o_line:
-                    continue  # (a quick look first)
-                match = shape.fullmatch(o_line)
-                if match and self.between_the_same(k, j):
-                    found.add(match.group(1))
+            above, below = nonblank_from(s_lines, k, -1), nonblank_from(s_lines, k, 1)
+            if above is None or below is None:
+                continue
+            places = [self.original.where(s_lines[at]) for at in (above, below)]
+            if len(places[0]) != 1 or len(places[1]) != 1:
+                continue  # (lines the original has once tell where the call stood)
+            j = nonblank_from(o_lines, places[0][0], 1)
+            if j is None or nonblank_from(o_lines, j, 1) != places[1][0] or new in o_lines[j]:
+                continue
+            match = re.fullmatch(r"([A-Za-z_$][\w$]*)".join(map(re.escape, parts)), o_lines[j])
+            if match:
+                found.add(match.group(1))
         return found.pop() if len(found) == 1 else None
-
-    def between_the_same(self, k: int, j: int) -> bool:
-        """Whether snippet line k stands between the same lines, the nearest not blank, as
-        original line j, lines the original has there only (a marker on either side is none)."""
-        s_lines, o_lines = self.snippet.normalized, self.original.normalized
-        s_above = next((s_lines[n] for n in range(k - 1, -1, -1) if s_lines[n]), None)
-        s_below = next((s_lines[n] for n in range(k + 1, len(s_lines)) if s_lines[n]), None)
-        o_above = next((o_lines[n] for n in range(j - 1, -1, -1) if o_lines[n]), None)
-        o_below = next((o_lines[n] for n in range(j + 1, len(o_lines)) if o_lines[n]), None)
-        return (
-            None not in (s_above, s_below)
-            and (s_above, s_below) == (o_above, o_below)
-            and all(len(self.original.where(line)) == 1 for line in (s_above, s_below))
-        )
 
     def called_elsewhere(self, s_item: Item, o_item: Item) -> bool:
         """Whether the snippet uses the new name of a declaration, and the original its old name,

@@ -1245,8 +1245,8 @@ def called_yet_gone(plan: list[Span], source: Source, merged: str, language: str
             name = declared_at(source.lines, k)
             if name is None or name not in merged:
                 continue
-            call = re.compile(own.format(re.escape(name)), re.M)
-            if not call.search(merged):
+            call = re.compile(own.format(re.escape(name)))
+            if not any(call.search(line) for line in lines if name in line):
                 continue  # (the common case: no call left, so no need to read the declarations)
             if declared is None:
                 declared = {declared_at(lines, n) for n in range(len(lines))}
