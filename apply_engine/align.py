@@ -3700,7 +3700,7 @@ class Aligner:
         marker that elides its first lines (not below code: there the lines left out are deleted)."""
         shown = self.snippet.normalized[s_item.start : s_item.header]
         prefix = self.original.normalized[o_item.start : o_item.header]
-        above = self.nonblank_above(self.snippet, s_item.start)
+        above = nonblank_from(self.snippet.normalized, s_item.start, -1)
         return (
             len(shown) < len(prefix)
             and prefix[len(prefix) - len(shown) :] == shown
@@ -4427,8 +4427,8 @@ class Aligner:
     def prefix_closed_up(self, o_item: Item, s_item: Item) -> bool:
         """The comment above an original item deleted by closing up: the snippet shows the line
         above that comment right above the item, and only elides (see `only_elides`)."""
-        o_above = self.nonblank_above(self.original, o_item.start)
-        s_above = self.nonblank_above(self.snippet, s_item.start)
+        o_above = nonblank_from(self.original.normalized, o_item.start, -1)
+        s_above = nonblank_from(self.snippet.normalized, s_item.start, -1)
         return (
             o_above is not None
             and s_above is not None
@@ -4436,10 +4436,6 @@ class Aligner:
             and self.snippet.normalized[s_above] == self.original.normalized[o_above]
             and self.only_elides
         )
-
-    @staticmethod
-    def nonblank_above(side: Side, k: int) -> int | None:
-        return next((j for j in range(k - 1, -1, -1) if side.normalized[j]), None)
 
     def same(self, o_item: Item, s_item: Item, reindent: Reindent) -> list[Op]:
         """An item shown as it stands but for spacing: the original's lines, except those whose inner
