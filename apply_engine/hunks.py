@@ -265,7 +265,7 @@ class Hunks:
             new
             and (
                 self.rewrites(new, range(p + top + edited, p + top + edited + COPIED_WITHIN))
-                or self.copies(new, p)
+                or self.copies(new, p, appended=self.appended(run, p + top + edited))
             )
         ):
             return None
@@ -397,12 +397,21 @@ class Hunks:
             alike(line.strip(), other) for line in new if letters(line) >= MIN_TELLING for other in old
         )
 
-    def copies(self, new: list[str], p: int) -> bool:
+    def appended(self, run: range, end: int) -> bool:
+        """Whether the run, ending the snippet with no marker below it, adds its new code after the
+        original's last line."""
+        return end == len(self.lines) and not any(line.strip() for line in self.snippet[run.stop :])
+
+    def copies(self, new: list[str], p: int, appended: bool = False) -> bool:
         """Whether code added with an anchor on one side only stands in the original within
         COPIED_WITHIN lines of that anchor (a line of MIN_TELLING letters and digits, not a `}`):
-        moved, copied, or the rest of a block rewritten?"""
+        moved, copied, or the rest of a block rewritten? Code appended at the file's end rewrites
+        nothing below it: there half its lines must stand above to make it a copy (a new YAML
+        document names the app and namespace that the one above names, and is no copy of it)."""
         near = {line.strip() for line in self.lines[max(0, p - COPIED_WITHIN) : p + COPIED_WITHIN]}
-        return any(line.strip() in near and letters(line) >= MIN_TELLING for line in new)
+        telling = [line for line in new if letters(line) >= MIN_TELLING]
+        standing = sum(line.strip() in near for line in telling)
+        return 2 * standing >= len(telling) if appended and standing else standing > 0
 
     def bottoms(self, shown: list[str], p: int, top: int) -> list[tuple[int, int]]:
         """Where the hunk's bottom anchor may start in the original, and its length: tails of the

@@ -3,7 +3,9 @@ in another is placed hunk by hunk, each by its own context, and only where one r
 
 import pytest
 
+from apply_engine.align import Copy, Insert
 from apply_engine.hunks import (
+    AS_SHOWN,
     COPIED_WITHIN,
     MAX_OPENINGS,
     Hunks,
@@ -874,3 +876,48 @@ def test_a_line_below_its_anchor_is_no_edit_of_the_one_the_marker_below_names() 
     # a marker that names none of them: the link there edited, as a value changed in place is
     unnamed = [*snippet[:3], "  <!-- ... -->", "</ul>"]
     assert plan_hunks(original, unnamed, {3}) is not None
+
+
+def test_code_appended_at_the_files_end_may_repeat_a_few_lines_from_above() -> None:
+    """A new YAML document after the last one's tail names the app and namespace the documents
+    above name: appended after the original's last line it rewrites nothing below, and a few lines
+    like those above make it no copy. Where most of its lines stand above, it is a copy, and
+    placed nowhere."""
+    original = [
+        "apiVersion: v1",
+        "kind: Service",
+        "metadata:",
+        "  name: web",
+        "  namespace: shop",
+        "---",
+        "apiVersion: policy/v1",
+        "kind: PodDisruptionBudget",
+        "metadata:",
+        "  name: web",
+        "  namespace: shop",
+        "spec:",
+        "  minAvailable: 1",
+    ]
+    document = [
+        "---",
+        "apiVersion: autoscaling/v2",
+        "kind: HorizontalPodAutoscaler",
+        "metadata:",
+        "  name: web",
+        "  namespace: shop",
+        "spec:",
+        "  scaleTargetRef:",
+        "    kind: Deployment",
+        "    name: web",
+        "  minReplicas: 2",
+        "  maxReplicas: 10",
+    ]
+    snippet = ["# ... unchanged ...", "spec:", "  minAvailable: 1", *document]
+    ops = plan_hunks(original, snippet, {0}, one_run=True)
+    assert ops is not None
+    assert ops[-2:] == [Insert(3, len(snippet), AS_SHOWN), Copy(len(original), len(original))]
+    # the same lines with a marker below: the code may be the elided rest of the file rewritten
+    assert plan_hunks(original, [*snippet, "# ..."], {0, len(snippet)}) is None
+    # the Service document again: most of its lines stand above, so a copy of it
+    copied = ["# ... unchanged ...", "spec:", "  minAvailable: 1", "---", *original[:5]]
+    assert plan_hunks(original, copied, {0}, one_run=True) is None
