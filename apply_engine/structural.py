@@ -188,6 +188,11 @@ class Source:
             places.setdefault(line.rstrip(), []).append(k)
         return places
 
+    @cached_property
+    def trailing_whitespace(self) -> bool:
+        """Whether any of its lines ends in spaces or tabs (built on first use)."""
+        return any(line.endswith((" ", "\t")) for line in self.lines)
+
 
 def ambiguous(language: str, code: str, message: str) -> MergeResult:
     return MergeResult(merged=None, status="ambiguous", language=language, reasons=[Reason(code, message)])
@@ -977,7 +982,7 @@ def finish(
 ) -> MergeResult:
     """4. render the plan; 5. check it (marker text, new parse errors)."""
     source, tree = original.source, original.tree
-    plan = SpanWriter(source, edit).write(ops)
+    plan = SpanWriter(source, edit, trim=language not in HARD_BREAKS).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
     if any(k in markers for k in inserted):
@@ -1951,15 +1956,19 @@ def parse_errors(text: str, language: str) -> bool:
     return has_parse_errors(text, language)
 
 
+HARD_BREAKS = {"markdown"}  # languages where trailing spaces are text (a line break), kept as written
 NEARBY_LINES = 200  # how far below the last original line written a written line is looked for
 
 
 class SpanWriter:
-    """Turns a line plan into spans over the raw inputs, in the original's line-ending style."""
+    """Turns a line plan into spans over the raw inputs, in the original's line-ending style. With
+    `trim`, new lines lose the trailing whitespace that chat clients leave on code, where the
+    original has none on any line."""
 
-    def __init__(self, source: Source, edit: Source) -> None:
+    def __init__(self, source: Source, edit: Source, trim: bool = True) -> None:
         self.source = source
         self.edit = edit
+        self.trim = trim
         self.spans: list[Span] = [CopySpan(0, 1)] if source.bom else []
         self.open_line = False  # the last span ends inside a line (no line ending yet)
         self.after_found = -1  # the original line after the last one a written line was found at
@@ -2012,6 +2021,8 @@ class SpanWriter:
     def insert(self, k: int, reindent: Reindent) -> None:
         line = self.edit.lines[k]
         text = reindent.apply(line)
+        if self.trim and text.endswith((" ", "\t")) and not self.source.trailing_whitespace:
+            text = text.rstrip()
         kept = self.nearby(text)
         if kept is not None and self.source.lines[kept] != text:
             # the original's bytes, its trailing spaces as they were (not a copy: the plan goes on below)

@@ -201,6 +201,23 @@ def test_lines_shown_but_for_trailing_whitespace_keep_the_originals_bytes() -> N
     assert merged(original, snippet, language="python") == expected.replace("log(rate)", "log(rate)  ")
 
 
+def test_new_lines_lose_trailing_whitespace_where_the_original_has_none() -> None:
+    """A snippet pasted from a chat client with spaces after new lines and a whitespace-only line
+    between them: the original ends no line in whitespace, so neither do the lines written into it.
+    In Markdown, two trailing spaces are a line break, and stay."""
+    original = (
+        "def tax(self):\n    rate = rate_for(self.country)\n    return rate\n\n\ndef build(self):\n    pass\n"
+    )
+    snippet = (
+        "def tax(self):\n    rate = rate_for(self.country)\n    log(rate)  \n    \n    return rate\n# ...\n"
+    )
+    expected = original.replace("    return rate\n", "    log(rate)\n\n    return rate\n")
+    assert merged(original, snippet, language="python") == expected
+    markdown = "# Notes\n\nFirst line.\nLast line.\n"
+    snippet = "# Notes\n\nFirst line.\nSecond line.  \nLast line.\n"
+    assert merged(markdown, snippet, language="markdown") == snippet
+
+
 def test_a_marker_shaped_comment_the_original_has_is_content() -> None:
     original = SHAPES.replace("    return math.pi * r * r\n", "    # ...\n    return math.pi * r * r\n")
     snippet = "def circle_area(r):\n    # ...\n    return 2 * r\n"
