@@ -977,11 +977,145 @@ def closer_twice(merged: str, source: Source) -> str | None:
     return min(doubled) if doubled else None
 
 
+# a line that declares one local name: `result = []`, `var req createUserRequest`, `const user =
+# await find(id)`, `List<String> names = new ArrayList<>();` (not `self.x =`, `a, b =`, `if err :=`)
+LOCAL_DECLARATION = re.compile(
+    r"^\s*(?!(?:if|elif|else|for|while|return|case|when|yield)\b)"
+    r"(?:var\s+([A-Za-z_]\w*)\s+[\w.*\[\]]+\s*$"
+    r"|(?:[\w<>\[\]?,]+\s+)*([A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]?,. |]+)?\s*(?::=|=(?![=>~])))"
+)
+
+
+def with_dropped_declarations(ops: list[Op], source: Source, edit: Source, tree: list[Item]) -> list[Op]:
+    """The plan with each local declaration it drops kept, where the snippet shows the lines on
+    either side of it together yet still uses the name it declares, and declares it nowhere else:
+    `var user = await _users.FindAsync(id, ct);` left out above `if (user is null)`, a line the
+    snippet's writer skipped, not one they deleted (the name would be declared by nothing)."""
+    copied = [(op.start, op.end) for op in ops if isinstance(op, Copy)]
+    written = {edit.lines[j].strip() for op in ops if isinstance(op, Insert) for j in range(op.start, op.end)}
+
+    def dropped(line: int) -> bool:
+        return (
+            0 <= line < len(source.lines)
+            and LOCAL_DECLARATION.match(source.lines[line]) is not None
+            and source.lines[line].strip() not in written
+            and not any(start <= line < end for start, end in copied)
+        )
+
+    for k, op in enumerate(ops):
+        # (where the line would go back: above a copy that resumes right below it, or between two
+        # new lines that the original has on either side of it)
+        splits = []
+        if isinstance(op, Copy) and not op.indent and dropped(op.start - 1):
+            splits.append((op.start - 1, ops[:k], ops[k:]))
+        elif isinstance(op, Insert):
+            for j in range(op.start + 1, op.end):
+                above, below = edit.lines[j - 1].rstrip(), edit.lines[j].rstrip()
+                splits += [
+                    (p + 1, [*ops[:k], replace(op, end=j)], [replace(op, start=j), *ops[k + 1 :]])
+                    for p in source.trimmed.get(above, [])
+                    if above.strip()
+                    if p + 2 < len(source.lines) and source.lines[p + 2].rstrip() == below and dropped(p + 1)
+                ]
+        for line, before, after in splits:
+            if still_used(line, before, after, source, edit, tree):
+                return with_dropped_declarations([*before, Copy(line, line + 1), *after], source, edit, tree)
+    return ops
+
+
+def still_used(
+    line: int, before: list[Op], after: list[Op], source: Source, edit: Source, tree: list[Item]
+) -> bool:
+    """Whether the name the dropped original line declares is used by the lines the plan writes
+    below it in the block that held it, declared by none of them first, and named by no other line
+    the plan writes there or anywhere new (a field set up in a new `@BeforeEach`: moved there)."""
+    container = enclosing(tree, line)
+    if container is None:
+        return False
+    declared = LOCAL_DECLARATION.match(source.lines[line])
+    assert declared is not None
+    name = whole_word(declared.group(1) or declared.group(2), member=False)
+    above, below, inside = written_around(before, after, source, edit, container, line)
+    elsewhere = [
+        edit.lines[j]
+        for op in [*before, *after]
+        if isinstance(op, Insert)
+        for j in range(op.start, op.end)
+        if j not in inside
+    ]
+    first_use = next((text for text in below if name.search(text)), None)
+    return (
+        first_use is not None
+        and not declares(first_use, name)
+        and not any(name.search(text) for text in [*above, *elsewhere])
+    )
+
+
+def enclosing(tree: list[Item], line: int) -> Item | None:
+    """The innermost item whose body holds the original line, itself a whole one-line item."""
+    items, container = tree, None
+    while True:
+        item = next((item for item in items if item.start <= line < item.end), None)
+        if item is None or item.start == line:
+            return container if item is not None and item.end == line + 1 else None
+        items, container = item.children, item
+
+
+def written_around(
+    above: list[Op], below: list[Op], source: Source, edit: Source, container: Item, line: int
+) -> tuple[list[str], list[str], set[int]]:
+    """The lines the plan writes in the container above the dropped original line and below it
+    (new lines right above it counted whole, and those below), and the snippet lines among those
+    below."""
+    before, after, inside, at = [], [], set(), 0
+    for k, op in enumerate(above):
+        if isinstance(op, Copy):
+            before += source.lines[max(op.start, container.start) : min(op.end, line)]
+            at = op.end
+        elif container.start <= at <= line or k == len(above) - 1:
+            before += edit.lines[op.start : op.end]
+    at = line + 1
+    for op in below:
+        if at >= container.end:
+            break
+        if isinstance(op, Copy):
+            after += source.lines[op.start : min(op.end, container.end)]
+            at = op.end
+        else:
+            after += edit.lines[op.start : op.end]
+            inside.update(range(op.start, op.end))
+    return before, after, inside
+
+
+# words after which a name is used, not declared (`return user`, `if result`, `not found`)
+USING_STATEMENTS = frozenset(
+    {"return", "await", "yield", "throw", "raise", "new", "typeof", "delete", "puts"}
+)
+USING_CONDITIONS = frozenset({"not", "and", "or", "in", "is", "of", "if", "elif", "else", "while", "until"})
+USING_WORDS = USING_STATEMENTS | USING_CONDITIONS | {"unless", "case", "when", "print"}
+TYPED_BEFORE = re.compile(r"(\w+)[>\]?]*\s+$")  # `StatusChangeEvent change`, `catch (IOException e`
+ASSIGNED_AFTER = re.compile(r"[^=]*?(?<![=!<>+\-*/%&|^:])(?:=(?![=>~])|:=)")  # `) = current...`, ` := f()`
+
+
+def declares(line: str, name: re.Pattern[str]) -> bool:
+    """Whether a line that names `name` may declare it again: the name left of an assignment (`let
+    Some(next) = ...`), after a type (`instanceof StatusChangeEvent change`), or bound by a loop
+    or an `as`."""
+    if re.match(r"\s*(?:for|foreach)\b", line) or re.search(rf"\bas\s+{name.pattern}", line):
+        return True
+    for found in name.finditer(line):
+        typed = TYPED_BEFORE.search(line, 0, found.start())
+        if ASSIGNED_AFTER.match(line, found.end()) or (typed and typed.group(1) not in USING_WORDS):
+            return True
+    return False
+
+
 def finish(
     language: str, original: "Analysis", edit: Source, ops: list[Op], markers: set[int]
 ) -> MergeResult:
     """4. render the plan; 5. check it (marker text, new parse errors)."""
     source, tree = original.source, original.tree
+    ops = with_dropped_declarations(ops, source, edit, tree)
     plan = SpanWriter(source, edit, trim=language not in HARD_BREAKS).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from apply_engine.align import call_wrapped
+from apply_engine.align import call_wrapped, whole_word
 from apply_engine.errors import InputError
 from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
-from apply_engine.structural import OWN_CALLS, Source, closer_twice, merge, reassigns
+from apply_engine.structural import OWN_CALLS, Source, closer_twice, declares, merge, reassigns
 from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
@@ -8244,3 +8244,88 @@ def test_a_marker_below_a_doc_tag_line_leaves_the_doc_to_the_method_below() -> N
         "  # @param currency [String, Symbol] ISO 4217 code, or a symbol\n",
     ).replace("currency:)\n", "currency:)\n    currency = currency.to_s.upcase\n")
     assert merged(original, snippet, language="ruby") == expected
+
+
+KEEP = """\
+import os
+
+
+def keep(names, pat):
+    \"\"\"The names kept.\"\"\"
+    result = []
+    match = compile(pat)
+    for name in names:
+        if match(name):
+            result.append(name)
+    return result
+"""
+
+
+def test_a_declaration_left_out_of_a_function_shown_whole_stays_where_its_name_is_still_used() -> None:
+    """`result = []` left out between lines the snippet shows together, while `result` is still
+    appended to and returned: the writer skipped the line, since deleted it would leave the name
+    declared by nothing. A line that declares nothing, left out, is deleted as shown."""
+    snippet = KEEP.replace("def keep(names, pat):", "def keep(names, pat, *, exclude=False):")
+    snippet = snippet.replace("if match(name):", "if bool(match(name)) != exclude:")
+    expected = snippet
+    snippet = snippet.replace("    result = []\n", "")
+    assert merged(KEEP, snippet, language="python") == expected
+    # `match = compile(pat)` left out as well: still used, so it stays too
+    assert merged(KEEP, snippet.replace("    match = compile(pat)\n", ""), language="python") == expected
+    # the name given a new first value in its place, or declared by a new line elsewhere: the old
+    # declaration is deleted as the snippet shows
+    loop = (
+        "    for name in names:\n        if bool(match(name)) != exclude:\n            result.append(name)\n"
+    )
+    redeclared = snippet.replace(
+        loop, "    result = [name for name in names if bool(match(name)) != exclude]\n"
+    )
+    assert merged(KEEP, redeclared, language="python") == redeclared
+    moved = "import os\n\nresult: list[str] = []\n" + snippet[len("import os\n") :]
+    assert merged(KEEP, moved, language="python") == moved
+
+
+def test_a_declaration_left_out_of_a_method_rewritten_whole_stays() -> None:
+    """A C# method rewritten line by line, its `var user = ...` lookup left out above `if (user is
+    null)`: the lookup goes back between the two lines that stood around it."""
+    original = (
+        "public class Users\n{\n"
+        "    public async Task<IActionResult> ChangeEmail(Guid id, string email)\n    {\n"
+        "        var user = await _users.FindAsync(id);\n"
+        "        if (user is null)\n        {\n            return NotFound();\n        }\n\n"
+        "        user.Email = email.Trim();\n"
+        "        await _users.SaveAsync(user);\n        return NoContent();\n    }\n}\n"
+    )
+    expected = original.replace(
+        "        user.Email = email.Trim();\n",
+        "        var trimmed = email.Trim();\n        if (await _users.EmailInUseAsync(trimmed))\n"
+        "        {\n            return Conflict();\n        }\n\n        user.Email = trimmed;\n"
+        "        user.EmailVerified = false;\n",
+    )
+    snippet = "// ...\n" + expected[expected.index("    public async") :].replace(
+        "        var user = await _users.FindAsync(id);\n", ""
+    )
+    assert merged(original, snippet, language="csharp") == expected
+    # the name declared by nothing below either: a statement that declares nothing is left deleted
+    dropped_log = original.replace("var user = await _users.FindAsync(id);", "_log.Info(id);")
+    assert "_log" not in merged(dropped_log, snippet, language="csharp")
+
+
+@pytest.mark.parametrize(
+    ("line", "declaring"),
+    [
+        ("        let Some(next) = current.checked_add(by) else {", True),
+        ("} else if (event instanceof StatusChangeEvent next) {", True),
+        ("    for next in queue:", True),
+        ("    with open(path) as next:", True),
+        ("    next := <-jobs", True),
+        ("    if next is None:", False),
+        ("        return next", False),
+        ("    store(next, ttl=5)", True),  # (a keyword argument reads as an assignment: not kept)
+        ("    store(next)", False),
+        ("    if next == last {", False),
+    ],
+)
+def test_what_declares_a_name_again(line: str, declaring: bool) -> None:
+    """A dropped declaration stays only where the first line below that names it uses it."""
+    assert declares(line, whole_word("next", member=False)) is declaring
