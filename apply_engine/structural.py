@@ -37,7 +37,7 @@ from apply_engine.align import (
     lineage,
     whole_word,
 )
-from apply_engine.hunks import ASSIGNED, plan_hunks, renamed
+from apply_engine.hunks import ASSIGNED, MIN_TELLING, plan_hunks, renamed
 from apply_engine.indent import (
     DEFAULT_UNIT,
     Reindent,
@@ -115,6 +115,7 @@ VALUE_FIRST = re.compile(r"[\d\"'-]")  # a number or a string starts so
 MIN_RENAMED_USES = 2  # more new lines a renamed name is written on: the rename is threaded
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
+TWICE_LETTERS = 48  # letters and digits such a run must hold when its first line is short (`keys = {`)
 TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
 CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, where its original may stand
 SQL_END = re.compile(r"(?i)end\b|\$\w*\$;?$")  # `END;`, `END IF;`, `END LOOP;`, a function body's `$$;`
@@ -1625,15 +1626,18 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
             continue
         if attributes_only(op, edit):
             continue
-        lines = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
-        shown = list(islice(lines, TWICE_RUN))
-        if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_ANCHOR_LETTERS:
+        shown = [normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip()]
+        if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_TELLING:
             continue
         at = copied_once(shown[0], original, copied)
         if at is None:
             continue
         following = (line for line in islice(original.normalized, at, None) if line)
-        if list(islice(following, TWICE_RUN)) == shown:
+        same = [line for line, other in zip(shown, following, strict=False) if line == other]
+        run = list(takewhile(lambda pair: pair[0] == pair[1], zip(shown, same, strict=False)))
+        if len(run) >= TWICE_RUN and (
+            letters(shown[0]) >= MIN_ANCHOR_LETTERS or sum(letters(line) for line, _ in run) >= TWICE_LETTERS
+        ):
             return shown[0]
     return None
 

@@ -8329,3 +8329,28 @@ def test_a_declaration_left_out_of_a_method_rewritten_whole_stays() -> None:
 def test_what_declares_a_name_again(line: str, declaring: bool) -> None:
     """A dropped declaration stays only where the first line below that names it uses it."""
     assert declares(line, whole_word("next", member=False)) is declaring
+
+
+def test_a_short_first_line_over_a_long_run_of_the_originals_lines_is_that_code() -> None:
+    """A snippet that opens deep in a Lua table with `keys = {` and the original's entries below it,
+    one entry added: the original's table with one more, not a second copy of it written at the
+    top (`keys = {` is short, but the lines the original has below it say plenty)."""
+    entries = [
+        '      { "<leader>ff", "<cmd>Telescope find_files<cr>", desc = "Find files" },\n',
+        '      { "<leader>fg", "<cmd>Telescope live_grep<cr>", desc = "Live grep" },\n',
+        '      { "<leader>fb", "<cmd>Telescope buffers<cr>", desc = "Buffers" },\n',
+    ]
+    added = '      { "<leader>fr", "<cmd>Telescope oldfiles<cr>", desc = "Recent files" },\n'
+    which_key = '  {\n    "folke/which-key.nvim",\n    event = "VeryLazy",\n  },\n'
+    oil = '  {\n    "stevearc/oil.nvim",\n    cmd = "Oil",\n  },\n'
+    original = (
+        '-- plugins\nreturn {\n  {\n    "nvim-telescope/telescope.nvim",\n    keys = {\n'
+        + "".join(entries)
+        + '    },\n    config = function()\n      require("telescope").setup({})\n    end,\n  },\n\n'
+        + which_key
+        + "}\n"
+    )
+    snippet = "    keys = {\n" + "".join(entries) + added + "    },\n    -- ... config unchanged ...\n\n"
+    snippet += which_key + "\n" + oil + "}\n"
+    expected = original.replace(entries[-1], entries[-1] + added).replace(which_key, which_key + "\n" + oil)
+    assert merged(original, snippet, language="lua") == expected
