@@ -48,6 +48,10 @@ from apply_engine.markers import NAMING_WORD, elided_body, naming_words, removal
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, Item
 
+# a line that opens a type's body: `final class Message extends BaseMessage {`, `impl Store {`
+TYPE_OPENER = re.compile(
+    r"^\s*(?:[\w@]+\s+)*(?:class|interface|struct|enum|trait|impl|object|record)\b.*[{:]\s*$"
+)
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
@@ -2366,7 +2370,7 @@ class Aligner:
             before_kept
             and kept
             and not (slot or head or before)
-            and edge == "lead"
+            and (edge == "lead" or self.first_member(kept[0]))
             and kept[0].lead == kept[0].start
         ):
             # new code above the file's first line: the blank lines the snippet shows below it
@@ -4176,6 +4180,11 @@ class Aligner:
 
     def inserts(self, items: list[Item], reindent: Reindent) -> list[Op]:
         return [Insert(item.lead, item.end, reindent) for item in items]
+
+    def first_member(self, item: Item) -> bool:
+        """Whether the item stands first in a type's body: right below `final class Message extends
+        BaseMessage {`."""
+        return item.lead > 0 and TYPE_OPENER.search(self.original.lines[item.lead - 1]) is not None
 
     def blank_lines_below(self, item: Item, s_items: list[Item], reindent: Reindent) -> list[Op]:
         """The blank lines the snippet shows between `item` and a marker right below it."""

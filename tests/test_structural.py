@@ -8354,3 +8354,18 @@ def test_a_short_first_line_over_a_long_run_of_the_originals_lines_is_that_code(
     snippet += which_key + "\n" + oil + "}\n"
     expected = original.replace(entries[-1], entries[-1] + added).replace(which_key, which_key + "\n" + oil)
     assert merged(original, snippet, language="lua") == expected
+
+
+def test_new_first_member_keeps_the_blank_line_shown_below_it() -> None:
+    """A constant written above a class's first method, which stands right below the class's `{`:
+    the blank line the snippet shows between the constant and the marker for the methods stays."""
+    original = (
+        "<?php\n\nfinal class Message extends BaseMessage {\n  /**\n   * Sends the message.\n   */\n"
+        "  public function send() {\n    $this->transport->send($this);\n  }\n}\n"
+    )
+    snippet = (
+        "final class Message extends BaseMessage {\n  const MAX_RECIPIENTS = 500;\n\n"
+        "  // ... existing methods ...\n}\n"
+    )
+    expected = original.replace("{\n  /**", "{\n  const MAX_RECIPIENTS = 500;\n\n  /**", 1)
+    assert merged(original, snippet, language="php") == expected
