@@ -50,7 +50,7 @@ from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, 
 
 # a line that opens a type's body: `final class Message extends BaseMessage {`, `impl Store {`
 TYPE_OPENER = re.compile(
-    r"^\s*(?:[\w@]+\s+)*(?:class|interface|struct|enum|trait|impl|object|record)\b.*[{:]\s*$"
+    r"^\s*(?:[\w@]+\s+)*(?:class|interface|struct|enum|trait|impl|object|record)\b(?!.*;\s*$)"
 )
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
@@ -4183,8 +4183,9 @@ class Aligner:
 
     def first_member(self, item: Item) -> bool:
         """Whether the item stands first in a type's body: right below `final class Message extends
-        BaseMessage {`."""
-        return item.lead > 0 and TYPE_OPENER.search(self.original.lines[item.lead - 1]) is not None
+        BaseMessage {`, or below the `{` of `public partial class CustomerViewModel` (Allman)."""
+        above = item.lead - (2 if item.lead > 1 and self.original.lines[item.lead - 1].strip() == "{" else 1)
+        return above >= 0 and TYPE_OPENER.search(self.original.lines[above]) is not None
 
     def blank_lines_below(self, item: Item, s_items: list[Item], reindent: Reindent) -> list[Op]:
         """The blank lines the snippet shows between `item` and a marker right below it."""

@@ -8369,3 +8369,19 @@ def test_new_first_member_keeps_the_blank_line_shown_below_it() -> None:
     )
     expected = original.replace("{\n  /**", "{\n  const MAX_RECIPIENTS = 500;\n\n  /**", 1)
     assert merged(original, snippet, language="php") == expected
+    # the same below the `{` of a C# class written Allman style, its header on the line above
+    original = (
+        "namespace Crm\n{\n    public partial class CustomerViewModel : INotifyPropertyChanged\n    {\n"
+        '        private string _name = "";\n        private string _email = "";\n\n'
+        "        public string Name => _name;\n    }\n}\n"
+    )
+    field = "        private readonly Dictionary<string, string> _errors = new();\n"
+    snippet = (
+        "namespace Crm\n{\n    public partial class CustomerViewModel : INotifyPropertyChanged\n    {\n"
+        + field
+        + "\n        // ... existing fields and properties ...\n    }\n}\n"
+    )
+    expected = original.replace(
+        "    {\n        private string _name", "    {\n" + field + "\n        private string _name"
+    )
+    assert merged(original, snippet, language="csharp") == expected
