@@ -213,8 +213,6 @@ KNOWN_WRONG: dict[str, str] = {
     "argument above a shallower marker: the call's `)` below is deleted by closing up",
     "everyday/s85-19-typescript-format-price-signature-rewrite-neg": "a signature whose parameters all change, "
     "its body elided, is read as an edit of the function (a negative, merged: new overload, or rewrite?)",
-    "everyday/s86-02-xml-commons-cli-plugin-after-japicmp": "two `<plugin>` elements shown above a `</plugins>` "
-    "that ends three lists are placed in the first list (a negative, merged)",
     "everyday/s87-17-php-payment-method-apple-pay": "a `case` shown last above a less indented marker: the "
     "switch's other cases below it are deleted by closing up (a convention question)",
     "everyday/s89-03-html-taskqueue-tasks-retries": "a new `<td>` cell in a `{% for %}` row: the outline, "

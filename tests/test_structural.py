@@ -8385,3 +8385,30 @@ def test_new_first_member_keeps_the_blank_line_shown_below_it() -> None:
         "    {\n        private string _name", "    {\n" + field + "\n        private string _name"
     )
     assert merged(original, snippet, language="csharp") == expected
+
+
+def test_lines_shown_as_they_stand_in_two_blocks_are_no_edit_of_a_third() -> None:
+    """`defer f.Close()` below an `os.Open` check that two functions have word for word: the third
+    function, which returns `"", err` there and closes the file already, is no place to edit that
+    check into the one shown. Where the third stands alone, the lines shown edit it."""
+
+    def reader(name: str, result: str, tail: str) -> str:
+        return (
+            f"func {name}(path string) ({result}, error) {{\n\tf, err := os.Open(path)\n\tif err != nil {{\n"
+            f"\t\treturn {'nil' if result != 'string' else chr(34) * 2}, err\n\t}}\n{tail}"
+            f"\treturn parse{name}(f)\n}}\n\n"
+        )
+
+    original = "package manifest\n\n" + reader("Manifest", "[]Entry", "") + reader("Ignores", "[]string", "")
+    original += reader("Hash", "string", "\tdefer f.Close()\n")
+    snippet = (
+        "// ... existing code ...\n\tf, err := os.Open(path)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n"
+        "\tdefer f.Close()\n// ... existing code ...\n"
+    )
+    result = merge(original, snippet, language="go")
+    assert result.status == "ambiguous"
+    assert result.reasons[0].code == "several_candidates"
+    # the third alone: the lines shown edit its check
+    single = "package manifest\n\n" + reader("Hash", "string", "\tdefer f.Close()\n")
+    expected = single.replace('return "", err', "return nil, err")
+    assert merged(single, snippet, language="go") == expected
