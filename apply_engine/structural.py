@@ -115,6 +115,7 @@ VALUE_FIRST = re.compile(r"[\d\"'-]")  # a number or a string starts so
 MIN_RENAMED_USES = 2  # more new lines a renamed name is written on: the rename is threaded
 MIN_ANCHOR_LETTERS = 8  # a line with fewer letters and digits (`});`, `end`, `return x`) anchors nothing
 MARKUP = frozenset({"html", "xml", "vue", "svelte"})
+MAX_SHOWN_HEAD = 3  # lines of an elided item's head that may stand right above the marker keeping it
 TWICE_LETTERS = 48  # letters and digits such a run must hold when its first line is short (`keys = {`)
 TWICE_RUN = 3  # lines of new code that, as the original has them below a line it has once, are that code
 CLOSERS_AHEAD = 3  # lines copied right below a closer shown after a marker, where its original may stand
@@ -987,6 +988,42 @@ LOCAL_DECLARATION = re.compile(
 )
 
 
+def without_shown_heads(ops: list[Op], source: Source, edit: Source, markers: set[int]) -> list[Op]:
+    """The plan less the new lines right above a marker that are the first lines of the elided code
+    it copies next: `[HttpPut("{id:int}")]` shown above `// ... existing code ...` is the head of
+    the action the marker keeps, not a second attribute above it."""
+    found = []
+    for k, (op, after) in enumerate(pairwise(ops)):
+        if not (
+            isinstance(op, Insert) and isinstance(after, Copy) and op.end in markers and not after.indent
+        ):
+            continue
+        head = first_nonblank(source.lines, after.start, after.end)
+        if head is None:
+            continue
+        size = next(
+            (
+                n
+                for n in range(min(MAX_SHOWN_HEAD, op.end - op.start), 0, -1)
+                if [line.rstrip() for line in edit.lines[op.end - n : op.end]]
+                == [line.rstrip() for line in source.lines[head : head + n]]
+            ),
+            0,
+        )
+        shown = op.end - size
+        while size and shown > op.start and not edit.lines[shown - 1].strip():
+            shown -= 1  # (and the blank lines above it: the copy brings its own)
+        if size:
+            found.append((k, shown))
+    for k, shown in reversed(found):
+        ops = [*ops[:k], replace(ops[k], end=shown), *ops[k + 1 :]]
+    return ops
+
+
+def first_nonblank(lines: list[str], start: int, end: int) -> int | None:
+    return next((k for k in range(start, end) if lines[k].strip()), None)
+
+
 def with_dropped_declarations(ops: list[Op], source: Source, edit: Source, tree: list[Item]) -> list[Op]:
     """The plan with each local declaration it drops kept, where the snippet shows the lines on
     either side of it together yet still uses the name it declares, and declares it nowhere else:
@@ -1116,7 +1153,7 @@ def finish(
 ) -> MergeResult:
     """4. render the plan; 5. check it (marker text, new parse errors)."""
     source, tree = original.source, original.tree
-    ops = with_dropped_declarations(ops, source, edit, tree)
+    ops = with_dropped_declarations(without_shown_heads(ops, source, edit, markers), source, edit, tree)
     plan = SpanWriter(source, edit, trim=language not in HARD_BREAKS).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]

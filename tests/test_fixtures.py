@@ -215,8 +215,6 @@ KNOWN_WRONG: dict[str, str] = {
     "its body elided, is read as an edit of the function (a negative, merged: new overload, or rewrite?)",
     "everyday/s87-17-php-payment-method-apple-pay": "a `case` shown last above a less indented marker: the "
     "switch's other cases below it are deleted by closing up (a convention question)",
-    "everyday/s89-03-html-taskqueue-tasks-retries": "a new `<td>` cell in a `{% for %}` row: the outline, "
-    "knowing no template blocks, writes the cell's neighbours twice",
     "everyday/s89-15-yaml-helm-configmap-kafka": "a Helm `{{- range }}` block shown with a new field is "
     "written again above the original one, whose field is dropped",
     "everyday/s89-20-yaml-helm-rbac-ambiguous-end": "a rule added after `{{- end }}`, which closes four blocks "

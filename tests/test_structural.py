@@ -8412,3 +8412,22 @@ def test_lines_shown_as_they_stand_in_two_blocks_are_no_edit_of_a_third() -> Non
     single = "package manifest\n\n" + reader("Hash", "string", "\tdefer f.Close()\n")
     expected = single.replace('return "", err', "return nil, err")
     assert merged(single, snippet, language="go") == expected
+
+
+def test_an_attribute_shown_above_a_marker_is_the_head_of_the_member_it_keeps() -> None:
+    """A new action, then `[HttpPut("{id:int}")]` and a marker: the attribute is the first line of
+    the `Update` action the marker keeps, shown to place the new one above it, not a second
+    attribute written above the first."""
+    original = (
+        "public class WarehousesController : ControllerBase\n{\n"
+        '    [HttpGet("{id:int}")]\n    public IActionResult GetById(int id)\n    {\n        return Ok(id);\n    }\n\n'
+        '    [HttpPut("{id:int}")]\n    public IActionResult Update(int id)\n    {\n        return NoContent();\n    }\n}\n'
+    )
+    create = "    [HttpPost]\n    public IActionResult Create()\n    {\n        return Created();\n    }\n\n"
+    snippet = (
+        "    // ... existing code ...\n        return Ok(id);\n    }\n\n"
+        + create
+        + '    [HttpPut("{id:int}")]\n    // ... existing code ...\n'
+    )
+    expected = original.replace('    [HttpPut("{id:int}")]\n', create + '    [HttpPut("{id:int}")]\n')
+    assert merged(original, snippet, language="csharp") == expected
