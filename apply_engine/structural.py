@@ -966,6 +966,25 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
     return Reason("unmatched_anchor", "no part of the snippet matches the original")
 
 
+# blocks closed by `end` (Ruby, Lua, Elixir, Julia): what opens one, at a line's start or its end
+END_OPENS = re.compile(
+    r"^\s*(?:def|class|module|if|unless|case|while|until|begin|for|repeat|try|let|macro|quote|struct"
+    r"|mutable\s+struct)\b|\b(?:function|fn)\b|\b(?:do|then)(?:\s*\|[^|]*\|)?\s*$"
+    r"|=\s*(?:if|unless|case|begin|try)\b"  # `df = try`, `status = case code`
+)
+END_CLOSES = re.compile(r"^\s*end\b")
+END_LANGUAGES = frozenset({"ruby", "lua", "elixir", "julia"})
+
+
+def surplus_ends(lines: list[str], language: str) -> int:
+    """How many more `end` lines the new lines hold than blocks they open, in a language whose
+    blocks close with `end`: closers the merge would write with nothing of theirs to close."""
+    if language not in END_LANGUAGES:
+        return 0
+    opened = sum(END_OPENS.search(line) is not None for line in lines)
+    return max(0, sum(END_CLOSES.match(line) is not None for line in lines) - opened)
+
+
 def closer_twice(merged: str, source: Source) -> str | None:
     """A closer line right below the same line, as deep (`    end` over `    end`), where the original
     has no such pair: the snippet's closer written beside the original's (one block cannot close
@@ -1244,6 +1263,11 @@ def finish(
     if head:
         return ambiguous(
             language, "above_file_head", f"{head.strip()!r} would be written above the file's first line"
+        )
+    surplus = surplus_ends([edit.lines[k] for k in inserted], language)
+    if surplus:
+        return ambiguous(
+            language, "unbalanced_closers", f"the new lines close {surplus} more `end` blocks than they open"
         )
     doubled = closer_twice(merged, source)
     if doubled:

@@ -312,8 +312,6 @@ KNOWN_WRONG: dict[str, str] = {
     "the next function: kept as elided (a negative, merged; its writer finds deletion as likely)",
     "everyday/s118-35-rb-order-importer-call-build-adjacent": "a method between a body shown up to its `end` "
     "and the next method: deleted by closing up (a negative, merged)",
-    "everyday/s119-25-ruby-sync-job-end-ladder": "`end`s whose count and indentation disagree: placed by their "
-    "count (a negative, merged)",
     "everyday/s121-23-kotlin-file-level-optin": "a function's `@OptIn` left out below its neighbour shown whole "
     "(it moved to a new `@file:OptIn`): kept, as an annotation a snippet leaves out is",
     "everyday/s122-07-python-manifest-fetch-dropped-except": "an `except` with a marker for its body, then a "

@@ -15,7 +15,7 @@ from apply_engine.fixtures import DEFAULT_ROOT, load_case
 from apply_engine.indent import columns
 from apply_engine.keys import signature_key
 from apply_engine.schemas import MergeResult, render_plan
-from apply_engine.structural import OWN_CALLS, Source, closer_twice, declares, merge, reassigns
+from apply_engine.structural import OWN_CALLS, Source, closer_twice, declares, merge, reassigns, surplus_ends
 from apply_engine.structural_outline import CONTINUED, annotations_alone, string_columns
 
 SHAPES = """import math
@@ -8431,3 +8431,33 @@ def test_an_attribute_shown_above_a_marker_is_the_head_of_the_member_it_keeps() 
     )
     expected = original.replace('    [HttpPut("{id:int}")]\n', create + '    [HttpPut("{id:int}")]\n')
     assert merged(original, snippet, language="csharp") == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "language", "surplus"),
+    [
+        (["    end", "    notify(project)", "  end"], "ruby", 2),
+        (["    items.each do |item|", "      item.save!", "    end"], "ruby", 0),
+        (["  df = try", "    load(path)", "  catch err", "    continue", "  end"], "julia", 0),
+        (["  local ok = pcall(function()", "    run()", "  end)"], "lua", 0),
+        (["  end", "}"], "javascript", 0),  # (braces are the parser's to count)
+    ],
+)
+def test_surplus_ends(lines: list[str], language: str, surplus: int) -> None:
+    assert surplus_ends(lines, language) == surplus
+
+
+def test_new_end_lines_that_close_nothing_of_theirs_are_refused() -> None:
+    """An `end` ladder whose indentation does not match the blocks it would close, a new line
+    between two of its rungs: placed by count it writes two `end`s of its own, and Ruby's parser
+    takes them silently. No reading: refused."""
+    original = (
+        "class Sync\n  def call\n    accounts.each do |account|\n      account.projects.each do |project|\n"
+        "        project.sync!\n      end\n\n      account.touch\n    end\n  end\nend\n"
+    )
+    snippet = (
+        "  def call\n    accounts.each do |account|\n      # ... existing code ...\n        end\n"
+        "      notify(account)\n      end\n    end\n  end\n"
+    )
+    result = merge(original, snippet, language="ruby")
+    assert result.status == "ambiguous"
