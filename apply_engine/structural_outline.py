@@ -17,10 +17,11 @@ from itertools import accumulate, pairwise
 from apply_engine.indent import ACCESS_LABEL
 
 # (a closing word right before a colon is a key or a label: `done: done ?? this.done,`, `when: manual`;
-# Ruby's `when` continues a `case`, Kotlin's `when (x) {` starts a statement)
+# one called or assigned is a name, `done()`, `end = len(buf)`; Ruby's `when` continues a `case`,
+# Kotlin's `when (x) {` starts a statement)
 CONTINUATION = re.compile(
     r"^([{}\])]|</|\.[\w$]|(else|elif|except|finally)\b|"
-    r"(end|fi|done|esac|elsif|elseif|rescue|ensure|catch|when(?!\s*[({]))\b(?!:))"
+    r"(end|fi|done|esac)\b(?!:|\s*\(|\s*=[^=])|(elsif|elseif|rescue|ensure|catch|when(?!\s*[({]))\b(?!:))"
 )
 # a switch's label, which gofmt and many C styles write as deep as the `switch` (no Scala `case x: T =>`)
 SWITCH_LABEL = re.compile(r"^(case\b.*|default\s*):(?!.*=>)")

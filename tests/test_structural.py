@@ -8461,3 +8461,13 @@ def test_new_end_lines_that_close_nothing_of_theirs_are_refused() -> None:
     )
     result = merge(original, snippet, language="ruby")
     assert result.status == "ambiguous"
+
+
+@pytest.mark.parametrize("statement", ["done()", "end = len(buffer)"])
+def test_a_closing_word_called_or_assigned_is_a_statement_not_a_closer(statement: str) -> None:
+    """`done()` or `end = ...` below an `if` at its column is the next statement (shell's `done`
+    and Ruby's `end` take no call or value): an `else:` added to the `if` leaves it standing."""
+    original = f"def f(x):\n    prep()\n    if x:\n        run(x)\n    {statement}\n    more()\n"
+    snippet = "def f(x):\n    # ...\n    if x:\n        run(x)\n    else:\n        log(0)\n    # ...\n"
+    expected = original.replace("        run(x)\n", "        run(x)\n    else:\n        log(0)\n")
+    assert merged(original, snippet, language="python") == expected
