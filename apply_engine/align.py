@@ -4312,6 +4312,14 @@ class Aligner:
             if inner is None:
                 return None
             return [*head, header, *inner, Copy(chain[0].lead, o_item.end)]
+        added = self.clauses_added(o_item, s_item, chain)
+        if added and len(chain) < len(o_body) and len(added) < len(s_body):
+            # new clauses shown right below the body, a marker below them: added above the chain
+            inner = self.level(o_body[: -len(chain)], s_body[: -len(added)], reindent, False)
+            if inner is None:
+                return None
+            new = Insert(added[0].lead, s_item.end, reindent)
+            return [*head, header, *inner, new, Copy(chain[0].lead, o_item.end)]
         # cut off in it, or in the block around whose closer it leads to (`}: Props) {` of a
         # signature over several lines, the function's `});` below)
         cut = open_end and (o_item.closer or cut) and not s_item.closer and self.ends_snippet(s_item)
@@ -4396,6 +4404,32 @@ class Aligner:
             if self.snippet.normalized[clause.header] == line:
                 return s_chain[0], clause
         return None
+
+    def clauses_added(self, o_item: Item, s_item: Item, chain: list[Item]) -> list[Item]:
+        """The snippet's clauses of a block with no closer (`except TimeoutError:` in Python), where
+        none of them is one of the original's `chain` of clauses, which the marker below elides, nor
+        opens its body with the same line as one (`except (SyntaxError, ValueError) as err:` over
+        the body of `except Exception as err:` is that clause narrowed)."""
+        if not chain or o_item.closer or s_item.closer:
+            return []
+        added = self.clauses(self.snippet, s_item)
+        known = self.nested_clauses(self.original, chain)
+        shown = self.nested_clauses(self.snippet, added)
+        keys = {self.original.key(clause) for clause in known}
+        bodies = {self.original.normalized[clause.header + 1] for clause in known if clause.children}
+        for clause in shown:
+            body = self.snippet.normalized[clause.header + 1] if clause.children else None
+            if self.snippet.key(clause) in keys or body in bodies:
+                return []
+        return added
+
+    def nested_clauses(self, side: Side, chain: list[Item]) -> list[Item]:
+        """The clauses of a chain with those nested in its last one (`except E:` holds the `except`
+        below it)."""
+        found = list(chain)
+        while found and (more := self.clauses(side, found[-1])):
+            found += more
+        return found
 
     @staticmethod
     def clauses(side: Side, item: Item) -> list[Item]:
