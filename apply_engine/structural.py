@@ -966,6 +966,41 @@ def no_anchor_reason(s_tree: list[Item]) -> Reason:
     return Reason("unmatched_anchor", "no part of the snippet matches the original")
 
 
+LEAVES = re.compile(r"(?:return|raise|throw)\b")  # a statement that leaves the block
+MODIFIER = re.compile(r"\s(?:if|unless)\s")  # ... unless a condition follows it (`return if done?`)
+
+
+def returns_twice(ops: list[Op], source: Source, edit: Source) -> str | None:
+    """An original `return` the plan keeps right below a new statement that leaves the block at
+    the same depth (`return cls(...)` written over several lines above the one-line `return cls(...)`
+    it rewrites): dead code, so the new statement was meant to replace it."""
+    for op, after in pairwise(op for op in ops if op.start < op.end):
+        if not (isinstance(op, Insert) and isinstance(after, Copy)):
+            continue
+        kept = first_nonblank(source.lines, after.start, after.end)
+        if kept is None or not LEAVES.match(source.lines[kept].lstrip()):
+            continue
+        depth = leading(source.lines[kept])
+        written = [op.reindent.apply(edit.lines[k]) for k in range(op.start, op.end) if edit.lines[k].strip()]
+        last = next(
+            (
+                line
+                for line in reversed(written)
+                if len(leading(line)) <= len(depth) and line.lstrip()[0] not in ")]}"
+            ),
+            None,
+        )
+        if (
+            last is not None
+            and leading(last) == depth
+            and LEAVES.match(last.lstrip())
+            and not MODIFIER.search(last)
+            and not MODIFIER.search(source.lines[kept])
+        ):
+            return source.lines[kept].strip()
+    return None
+
+
 # blocks closed by `end` (Ruby, Lua, Elixir, Julia): what opens one, at a line's start or its end
 END_OPENS = re.compile(
     r"^\s*(?:def|class|module|if|unless|case|while|until|begin|for|repeat|try|let|macro|quote|struct"
@@ -1263,6 +1298,13 @@ def finish(
     if head:
         return ambiguous(
             language, "above_file_head", f"{head.strip()!r} would be written above the file's first line"
+        )
+    unreachable = returns_twice(ops, source, edit)
+    if unreachable:
+        return ambiguous(
+            language,
+            "edit_or_insertion",
+            f"{unreachable!r} would stand below a new line that leaves the block: an edit of it?",
         )
     surplus = surplus_ends([edit.lines[k] for k in inserted], language)
     if surplus:

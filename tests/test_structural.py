@@ -8498,3 +8498,22 @@ def test_a_new_clause_above_a_marker_is_added_to_the_chain_the_marker_keeps() ->
     # the same clause over the body of the original's first: that clause edited, not one added
     reworded = snippet.replace("log(0)", "log(1)").replace("TimeoutError", "LookupError")
     assert "except KeyError:" not in merged(TRY_CHAIN, reworded, language="python")
+
+
+def test_a_new_return_above_the_return_it_rewrites_is_no_merge() -> None:
+    """`return cls(` written over several lines with an argument more, where the original returns
+    `cls(...)` on one line: kept below the new one, the old return would be dead code, so the
+    new one rewrites it (refused rather than written twice; a return under a condition, Ruby's
+    `return if suspended?`, leaves nothing dead: s103-34)."""
+    original = (
+        "class Config:\n    @classmethod\n    def parse(cls, path, encoding):\n        data = load(path)\n"
+        "        # Call constructor with pre-parsed sections\n        return cls(path=path, _sections=data)\n\n"
+        "    def lineof(self, name):\n        return self._sources.get(name)\n"
+    )
+    snippet = (
+        "class Config:\n    @classmethod\n    def parse(cls, path, encoding):\n        # ...\n"
+        "        # Call constructor with pre-parsed sections\n        return cls(\n            path=path,\n"
+        "            encoding=encoding,\n            _sections=data,\n        )\n\n    # ...\n"
+    )
+    result = merge(original, snippet, language="python")
+    assert result.status == "ambiguous"
