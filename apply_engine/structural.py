@@ -1083,32 +1083,48 @@ def with_dropped_declarations(ops: list[Op], source: Source, edit: Source, tree:
     either side of it together yet still uses the name it declares, and declares it nowhere else:
     `var user = await _users.FindAsync(id, ct);` left out above `if (user is null)`, a line the
     snippet's writer skipped, not one they deleted (the name would be declared by nothing)."""
+    lines = source.lines
     copied = [(op.start, op.end) for op in ops if isinstance(op, Copy)]
-    written = {edit.lines[j].strip() for op in ops if isinstance(op, Insert) for j in range(op.start, op.end)}
+    written: set[str] | None = None  # the new lines, stripped (built on first use)
 
     def dropped(line: int) -> bool:
-        return (
-            0 <= line < len(source.lines)
-            and LOCAL_DECLARATION.match(source.lines[line]) is not None
-            and source.lines[line].strip() not in written
-            and not any(start <= line < end for start, end in copied)
-        )
+        nonlocal written
+        if not (0 <= line < len(lines) and LOCAL_DECLARATION.match(lines[line])):
+            return False
+        if written is None:
+            written = {
+                edit.lines[j].strip() for op in ops if isinstance(op, Insert) for j in range(op.start, op.end)
+            }
+        return lines[line].strip() not in written and not any(start <= line < end for start, end in copied)
 
+    resumes = [len(lines)] * (len(ops) + 1)  # where the first copy after each op starts
+    for k in range(len(ops) - 1, -1, -1):
+        op = ops[k]
+        resumes[k] = op.start if isinstance(op, Copy) and op.start < op.end else resumes[k + 1]
+    at = 0  # the end of the last copy
     for k, op in enumerate(ops):
         # (where the line would go back: above a copy that resumes right below it, or between two
-        # new lines that the original has on either side of it)
+        # new lines that the original has on either side of it, among those the new ones replace)
         splits = []
-        if isinstance(op, Copy) and not op.indent and dropped(op.start - 1):
-            splits.append((op.start - 1, ops[:k], ops[k:]))
-        elif isinstance(op, Insert):
-            for j in range(op.start + 1, op.end):
-                above, below = edit.lines[j - 1].rstrip(), edit.lines[j].rstrip()
-                splits += [
-                    (p + 1, [*ops[:k], replace(op, end=j)], [replace(op, start=j), *ops[k + 1 :]])
-                    for p in source.trimmed.get(above, [])
-                    if above.strip()
-                    if p + 2 < len(source.lines) and source.lines[p + 2].rstrip() == below and dropped(p + 1)
-                ]
+        if isinstance(op, Copy):
+            if op.start != at and not op.indent and dropped(op.start - 1):  # (not right below a copy)
+                splits.append((op.start - 1, ops[:k], ops[k:]))
+            at = op.end if op.start < op.end else at
+        else:
+            candidates = [
+                line for line in range(at + 1, min(resumes[k + 1], len(lines) - 1)) if dropped(line)
+            ]
+            around = {
+                (edit.lines[j - 1].rstrip(), edit.lines[j].rstrip()): j
+                for j in range(op.start + 1, op.end)
+                if candidates and edit.lines[j - 1].strip()
+            }
+            for line in candidates:
+                j = around.get((lines[line - 1].rstrip(), lines[line + 1].rstrip()))
+                if j is not None:
+                    splits.append(
+                        (line, [*ops[:k], replace(op, end=j)], [replace(op, start=j), *ops[k + 1 :]])
+                    )
         for line, before, after in splits:
             if still_used(line, before, after, source, edit, tree):
                 return with_dropped_declarations([*before, Copy(line, line + 1), *after], source, edit, tree)
@@ -1722,26 +1738,28 @@ def copied_once(line: str, original: Side, copied: list[Copy]) -> int | None:
 def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
     """New code that opens with a run of the original's lines, word for word, whose first line
     the original has once, when the plan copies that line too: the original's code (an `elif`
-    shown to close up the branches above it), not new code to write beside it."""
+    shown to close up the branches above it), not new code to write beside it. A short first line
+    (`keys = {`) needs a run that holds TWICE_LETTERS letters and digits."""
     copied = [op for op in ops if isinstance(op, Copy)]
     for op in ops:
         if not isinstance(op, Insert):
             continue
         if attributes_only(op, edit):
             continue
-        shown = [normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip()]
-        if len(shown) < TWICE_RUN or letters(shown[0]) < MIN_TELLING:
+        shown = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
+        first = next(shown, "")
+        if letters(first) < MIN_TELLING:
             continue
-        at = copied_once(shown[0], original, copied)
+        at = copied_once(first, original, copied)
         if at is None:
             continue
-        following = (line for line in islice(original.normalized, at, None) if line)
-        same = [line for line, other in zip(shown, following, strict=False) if line == other]
-        run = list(takewhile(lambda pair: pair[0] == pair[1], zip(shown, same, strict=False)))
+        following = (line for line in islice(original.normalized, at + 1, None) if line)
+        same = takewhile(lambda pair: pair[0] == pair[1], zip(shown, following, strict=False))
+        run = [first, *(line for line, _ in same)]
         if len(run) >= TWICE_RUN and (
-            letters(shown[0]) >= MIN_ANCHOR_LETTERS or sum(letters(line) for line, _ in run) >= TWICE_LETTERS
+            letters(first) >= MIN_ANCHOR_LETTERS or sum(map(letters, run)) >= TWICE_LETTERS
         ):
-            return shown[0]
+            return first
     return None
 
 
