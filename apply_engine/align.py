@@ -2943,8 +2943,7 @@ class Aligner:
         best: list[Item] = []
         best_score = 0
         exact: dict[int, int] = {}  # by block header: how many snippet items it holds word for word
-        holds: dict[int, set[int]] = {}  # ... and which
-        keyed: dict[int, set[int]] = {}  # ... and which it holds by their keys
+        holds: dict[int, set[int]] = {}  # ... and which, where it holds any
         stack = list(o_items)
         while stack:
             item = stack.pop()
@@ -2960,9 +2959,10 @@ class Aligner:
                 if original.normalized[child.start] in first_lines
             }
             score = sum(key in keys or text in texts for key, text in wanted)  # snippet items, each once
-            holds[item.header] = {k for k, (_, text) in enumerate(wanted) if text in texts}
-            keyed[item.header] = {k for k, (key, _) in enumerate(wanted) if key in keys}
-            exact[item.header] = len(holds[item.header])
+            held = {k for k, (_, text) in enumerate(wanted) if text in texts}
+            exact[item.header] = len(held)
+            if held:
+                holds[item.header] = held
             if conditions:
                 known = {
                     (measure, measure(original, child)): child for measure in used for child in item.children
@@ -2992,22 +2992,27 @@ class Aligner:
             # it holds the snippet's keys only (`font-size:`), another block its lines themselves
             self.fail("several_candidates", "one block has the snippet's keys, another its lines")
             best = []
-        elif best and self.holds_what_it_edits(best[0].header, holds, keyed[best[0].header]):
+        elif best and self.holds_what_it_edits(best[0], holds, wanted):
             self.fail("several_candidates", "another block has the lines as shown that this one would edit")
             best = []
         return best[0] if len(best) == 1 else None
 
-    @staticmethod
-    def holds_what_it_edits(header: int, holds: dict[int, set[int]], keyed: set[int]) -> bool:
+    def holds_what_it_edits(
+        self, block: Item, holds: dict[int, set[int]], wanted: list[tuple[str, str]]
+    ) -> bool:
         """Whether another block holds as many of the snippet's items word for word, among them one
-        that the block chosen (`keyed`: the items it holds by their keys) would edit: `if err != nil
-        { return nil, err }` below `os.Open` in two functions, and only in the third, where it
-        returns `"", err`, the `defer f.Close()` shown below it."""
-        mine = holds[header]
-        return any(
-            other != header and len(theirs) >= len(mine) and (theirs - mine) & keyed
-            for other, theirs in holds.items()
-        )
+        that the block chosen would edit (holds by its key, not its text): `if err != nil { return
+        nil, err }` below `os.Open` in two functions, and only in the third, where it returns `"",
+        err`, the `defer f.Close()` shown below it."""
+        mine = holds.get(block.header, set())
+        others = [
+            theirs for other, theirs in holds.items() if other != block.header and len(theirs) >= len(mine)
+        ]
+        if not others:
+            return False
+        keys = {self.original.key(child) for child in block.children}
+        keyed = {k for k, (key, _) in enumerate(wanted) if key in keys}
+        return any((theirs - mine) & keyed for theirs in others)
 
     def holding_the_lines(self, candidates: list[Item], shown: list[Item]) -> list[Item]:
         """Of tied blocks one inside another (an `if` chain: each `} else if` holds the next), those

@@ -1085,17 +1085,14 @@ def with_dropped_declarations(ops: list[Op], source: Source, edit: Source, tree:
     snippet's writer skipped, not one they deleted (the name would be declared by nothing)."""
     lines = source.lines
     copied = [(op.start, op.end) for op in ops if isinstance(op, Copy)]
-    written: set[str] | None = None  # the new lines, stripped (built on first use)
 
-    def dropped(line: int) -> bool:
-        nonlocal written
-        if not (0 <= line < len(lines) and LOCAL_DECLARATION.match(lines[line])):
-            return False
-        if written is None:
-            written = {
-                edit.lines[j].strip() for op in ops if isinstance(op, Insert) for j in range(op.start, op.end)
-            }
-        return lines[line].strip() not in written and not any(start <= line < end for start, end in copied)
+    def dropped(line: int) -> bool:  # (a line the snippet writes anywhere is moved, not dropped)
+        return (
+            0 <= line < len(lines)
+            and LOCAL_DECLARATION.match(lines[line]) is not None
+            and lines[line].strip() not in edit.raw
+            and not any(start <= line < end for start, end in copied)
+        )
 
     resumes = [len(lines)] * (len(ops) + 1)  # where the first copy after each op starts
     for k in range(len(ops) - 1, -1, -1):
