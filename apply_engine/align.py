@@ -4413,7 +4413,7 @@ class Aligner:
     def clauses_added(self, o_item: Item, s_item: Item, chain: list[Item]) -> list[Item]:
         """The snippet's clauses of a block with no closer (`except TimeoutError:` in Python), where
         none of them is one of the original's `chain` of clauses, which the marker below elides, nor
-        opens its body with the same line as one (`except (SyntaxError, ValueError) as err:` over
+        opens its body with a line much like one's (`except (SyntaxError, ValueError) as err:` over
         the body of `except Exception as err:` is that clause narrowed)."""
         if not chain or o_item.closer or s_item.closer:
             return []
@@ -4421,10 +4421,12 @@ class Aligner:
         known = self.nested_clauses(self.original, chain)
         shown = self.nested_clauses(self.snippet, added)
         keys = {self.original.key(clause) for clause in known}
-        bodies = {self.original.normalized[clause.header + 1] for clause in known if clause.children}
+        bodies = [self.original.normalized[clause.header + 1] for clause in known if clause.children]
         for clause in shown:
-            body = self.snippet.normalized[clause.header + 1] if clause.children else None
-            if self.snippet.key(clause) in keys or body in bodies:
+            body = self.snippet.normalized[clause.header + 1] if clause.children else ""
+            if self.snippet.key(clause) in keys or any(
+                similarity(body, other) >= LINE_UNSURE_SIMILARITY for other in bodies
+            ):
                 return []
         return added
 

@@ -8489,14 +8489,17 @@ def f(x):
 def test_a_new_clause_above_a_marker_is_added_to_the_chain_the_marker_keeps() -> None:
     """`except TimeoutError:` shown below the body, a marker at the clauses' column below it: the
     original's clauses stay below the new one (they were deleted, `finish()` kept). A clause
-    opening with the same line as one of the original's is that clause edited."""
-    snippet = "def f(x):\n    # ...\n    try:\n        run(x)\n    except TimeoutError:\n        log(0)\n    # ...\n"
-    expected = TRY_CHAIN.replace(
-        "        run(x)\n", "        run(x)\n    except TimeoutError:\n        log(0)\n"
+    opening with a line much like one of the original's is that clause edited."""
+    snippet = (
+        "def f(x):\n    # ...\n    try:\n        run(x)\n    except TimeoutError:\n        retry_later(x)\n"
+        "    # ...\n"
     )
-    assert merged(TRY_CHAIN, snippet, language="python") == expected
-    # the same clause over the body of the original's first: that clause edited, not one added
-    reworded = snippet.replace("log(0)", "log(1)").replace("TimeoutError", "LookupError")
+    added = "    except TimeoutError:\n        retry_later(x)\n"
+    assert merged(TRY_CHAIN, snippet, language="python") == TRY_CHAIN.replace(
+        "        run(x)\n", "        run(x)\n" + added
+    )
+    # another clause over a body much like the original's first: that clause edited, not one added
+    reworded = snippet.replace("retry_later(x)", "log(1)").replace("TimeoutError", "LookupError")
     assert "except KeyError:" not in merged(TRY_CHAIN, reworded, language="python")
 
 
