@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from itertools import accumulate, islice, pairwise, takewhile
+from itertools import accumulate, chain, islice, pairwise, takewhile
 from operator import add
 
 from apply_engine.align import (
@@ -1745,8 +1745,11 @@ def written_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
             continue
         shown = (normalize(line) for line in islice(edit.lines, op.start, op.end) if line.strip())
         first = next(shown, "")
-        if letters(first) < MIN_TELLING:
-            continue
+        if letters(first) < MIN_ANCHOR_LETTERS:
+            ahead = list(islice(shown, TWICE_LETTERS // MIN_TELLING))  # (a short first line: more to say?)
+            if letters(first) < MIN_TELLING or sum(map(letters, [first, *ahead])) < TWICE_LETTERS:
+                continue
+            shown = chain(ahead, shown)
         at = copied_once(first, original, copied)
         if at is None:
             continue
