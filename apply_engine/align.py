@@ -2373,7 +2373,8 @@ class Aligner:
             and (edge == "lead" or self.first_member(kept[0]))
             and kept[0].lead == kept[0].start
         ):
-            # new code above the file's first line: the blank lines the snippet shows below it
+            # new code above the file's first line or a type's first member: the blank lines the
+            # snippet shows below it
             ops += self.blank_lines_below(before_kept[-1], s_gap, reindent)
         ops += placed
         first = after_kept[0] if kept and after_kept else None

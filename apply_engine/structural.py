@@ -855,9 +855,9 @@ def fragment_then_top(o_tree: list[Item], s_tree: list[Item], aligner: Aligner, 
     # the top-level item that holds it, or that ends with it, one closer ending both (an
     # Allman-style class, its members in the block of its `{` line, then `};`)
     position = next(k for k, item in enumerate(o_tree) if item.start <= container.start < item.end)
-    chain = lineage(o_tree, container)
-    if sum(item.closer for item in chain) > 1 or any(
-        child is not parent.children[-1] for parent, child in pairwise(chain)
+    ancestry = lineage(o_tree, container)
+    if sum(item.closer for item in ancestry) > 1 or any(
+        child is not parent.children[-1] for parent, child in pairwise(ancestry)
     ):
         return None
     aligner.rewrite = False
@@ -907,8 +907,8 @@ def section_then_siblings(
         lines[rest[0].header]
     ):
         return None
-    chain = lineage(o_tree, container)
-    siblings = chain[-2].children if len(chain) > 1 else o_tree
+    ancestry = lineage(o_tree, container)
+    siblings = ancestry[-2].children if len(ancestry) > 1 else o_tree
     after = siblings[siblings.index(container) + 1 :]
     if not after:
         return None
