@@ -48,10 +48,6 @@ from apply_engine.markers import NAMING_WORD, elided_body, naming_words, removal
 from apply_engine.schemas import Reason
 from apply_engine.structural_outline import COMMENT, PURE_CLOSER, SWITCH_LABEL, Item
 
-# a line that opens a type's body: `final class Message extends BaseMessage {`, `impl Store {`
-TYPE_OPENER = re.compile(
-    r"^\s*(?:[\w@]+\s+)*(?:class|interface|struct|enum|trait|impl|object|record)\b(?!.*;\s*$)"
-)
 MAX_SILENT_DELETION = 8  # non-blank original lines a marker-less gap may drop unreplaced
 DELETION_RATIO = 2  # ... and only while it replaces at least 1/DELETION_RATIO as many lines
 
@@ -4209,8 +4205,9 @@ class Aligner:
     def first_member(self, item: Item) -> bool:
         """Whether the item stands first in a type's body: right below `final class Message extends
         BaseMessage {`, or below the `{` of `public partial class CustomerViewModel` (Allman)."""
-        above = item.lead - (2 if item.lead > 1 and self.original.lines[item.lead - 1].strip() == "{" else 1)
-        return above >= 0 and TYPE_OPENER.search(self.original.lines[above]) is not None
+        above = item.lead - (2 if item.lead > 1 and self.original.normalized[item.lead - 1] == "{" else 1)
+        header = self.original.normalized[above] if above >= 0 else ""
+        return TYPE_DECLARATION.search(header) is not None and not header.endswith(";")
 
     def blank_lines_below(self, item: Item, s_items: list[Item], reindent: Reindent) -> list[Op]:
         """The blank lines the snippet shows between `item` and a marker right below it."""
@@ -4404,12 +4401,9 @@ class Aligner:
         line = self.original.normalized[o_chain[0].header]
         if self.snippet.normalized[s_chain[0].header] == line:
             return None
-        clause = s_chain[0]
-        while nested := self.clauses(self.snippet, clause):
-            clause = nested[0]
-            if self.snippet.normalized[clause.header] == line:
-                return s_chain[0], clause
-        return None
+        nested = self.nested_clauses(self.snippet, s_chain)[1:]
+        found = next((clause for clause in nested if self.snippet.normalized[clause.header] == line), None)
+        return None if found is None else (s_chain[0], found)
 
     def clauses_added(self, o_item: Item, s_item: Item, chain: list[Item]) -> list[Item]:
         """The snippet's clauses of a block with no closer (`except TimeoutError:` in Python), where
@@ -4431,11 +4425,12 @@ class Aligner:
                 return []
         return added
 
-    def nested_clauses(self, side: Side, chain: list[Item]) -> list[Item]:
+    @classmethod
+    def nested_clauses(cls, side: Side, chain: list[Item]) -> list[Item]:
         """The clauses of a chain with those nested in its last one (`except E:` holds the `except`
         below it)."""
         found = list(chain)
-        while found and (more := self.clauses(side, found[-1])):
+        while found and (more := cls.clauses(side, found[-1])):
             found += more
         return found
 

@@ -32,9 +32,11 @@ from apply_engine.align import (
     Insert,
     Op,
     Side,
+    descent,
     has_marker,
     letters,
     lineage,
+    nonblank_from,
     whole_word,
 )
 from apply_engine.hunks import ASSIGNED, MIN_TELLING, plan_hunks, renamed
@@ -970,17 +972,17 @@ LEAVES = re.compile(r"(?:return|raise|throw)\b")  # a statement that leaves the 
 MODIFIER = re.compile(r"\s(?:if|unless)\s")  # ... unless a condition follows it (`return if done?`)
 
 
-def returns_twice(ops: list[Op], source: Source, edit: Source) -> str | None:
+def returns_twice(ops: list[Op], original: Side, edit: Source) -> str | None:
     """An original `return` the plan keeps right below a new statement that leaves the block at
     the same depth (`return cls(...)` written over several lines above the one-line `return cls(...)`
     it rewrites): dead code, so the new statement was meant to replace it."""
     for op, after in pairwise(op for op in ops if op.start < op.end):
         if not (isinstance(op, Insert) and isinstance(after, Copy)):
             continue
-        kept = first_nonblank(source.lines, after.start, after.end)
-        if kept is None or not LEAVES.match(source.lines[kept].lstrip()):
+        kept = nonblank_from(original.normalized, after.start - 1, 1)
+        if kept is None or kept >= after.end or not LEAVES.match(original.normalized[kept]):
             continue
-        depth = leading(source.lines[kept])
+        depth = leading(original.lines[kept])
         written = [op.reindent.apply(edit.lines[k]) for k in range(op.start, op.end) if edit.lines[k].strip()]
         last = next(
             (
@@ -995,9 +997,9 @@ def returns_twice(ops: list[Op], source: Source, edit: Source) -> str | None:
             and leading(last) == depth
             and LEAVES.match(last.lstrip())
             and not MODIFIER.search(last)
-            and not MODIFIER.search(source.lines[kept])
+            and not MODIFIER.search(original.normalized[kept])
         ):
-            return source.lines[kept].strip()
+            return original.normalized[kept]
     return None
 
 
@@ -1042,7 +1044,7 @@ LOCAL_DECLARATION = re.compile(
 )
 
 
-def without_shown_heads(ops: list[Op], source: Source, edit: Source, markers: set[int]) -> list[Op]:
+def without_shown_heads(ops: list[Op], original: Side, edit: Source, markers: set[int]) -> list[Op]:
     """The plan less the new lines right above a marker that are the first lines of the elided code
     it copies next: `[HttpPut("{id:int}")]` shown above `// ... existing code ...` is the head of
     the action the marker keeps, not a second attribute above it."""
@@ -1052,15 +1054,15 @@ def without_shown_heads(ops: list[Op], source: Source, edit: Source, markers: se
             isinstance(op, Insert) and isinstance(after, Copy) and op.end in markers and not after.indent
         ):
             continue
-        head = first_nonblank(source.lines, after.start, after.end)
-        if head is None:
+        head = nonblank_from(original.normalized, after.start - 1, 1)
+        if head is None or head >= after.end:
             continue
         size = next(
             (
                 n
                 for n in range(min(MAX_SHOWN_HEAD, op.end - op.start), 0, -1)
                 if [line.rstrip() for line in edit.lines[op.end - n : op.end]]
-                == [line.rstrip() for line in source.lines[head : head + n]]
+                == [line.rstrip() for line in original.lines[head : head + n]]
             ),
             0,
         )
@@ -1072,10 +1074,6 @@ def without_shown_heads(ops: list[Op], source: Source, edit: Source, markers: se
     for k, shown in reversed(found):
         ops = [*ops[:k], replace(ops[k], end=shown), *ops[k + 1 :]]
     return ops
-
-
-def first_nonblank(lines: list[str], start: int, end: int) -> int | None:
-    return next((k for k in range(start, end) if lines[k].strip()), None)
 
 
 def with_dropped_declarations(ops: list[Op], source: Source, edit: Source, tree: list[Item]) -> list[Op]:
@@ -1158,12 +1156,9 @@ def still_used(
 
 def enclosing(tree: list[Item], line: int) -> Item | None:
     """The innermost item whose body holds the original line, itself a whole one-line item."""
-    items, container = tree, None
-    while True:
-        item = next((item for item in items if item.start <= line < item.end), None)
-        if item is None or item.start == line:
-            return container if item is not None and item.end == line + 1 else None
-        items, container = item.children, item
+    chain = descent(tree, line)
+    whole = len(chain) > 1 and chain[-1].start == line and chain[-1].end == line + 1
+    return chain[-2] if whole else None
 
 
 def written_around(
@@ -1198,6 +1193,7 @@ USING_STATEMENTS = frozenset(
 )
 USING_CONDITIONS = frozenset({"not", "and", "or", "in", "is", "of", "if", "elif", "else", "while", "until"})
 USING_WORDS = USING_STATEMENTS | USING_CONDITIONS | {"unless", "case", "when", "print"}
+LOOP_START = re.compile(r"\s*(?:for|foreach)\b")  # a loop binds the names it names
 TYPED_BEFORE = re.compile(r"(\w+)[>\]?]*\s+$")  # `StatusChangeEvent change`, `catch (IOException e`
 ASSIGNED_AFTER = re.compile(r"[^=]*?(?<![=!<>+\-*/%&|^:])(?:=(?![=>~])|:=)")  # `) = current...`, ` := f()`
 
@@ -1206,7 +1202,7 @@ def declares(line: str, name: re.Pattern[str]) -> bool:
     """Whether a line that names `name` may declare it again: the name left of an assignment (`let
     Some(next) = ...`), after a type (`instanceof StatusChangeEvent change`), or bound by a loop
     or an `as`."""
-    if re.match(r"\s*(?:for|foreach)\b", line) or re.search(rf"\bas\s+{name.pattern}", line):
+    if LOOP_START.match(line) or re.search(rf"\bas\s+{name.pattern}", line):
         return True
     for found in name.finditer(line):
         typed = TYPED_BEFORE.search(line, 0, found.start())
@@ -1220,7 +1216,9 @@ def finish(
 ) -> MergeResult:
     """4. render the plan; 5. check it (marker text, new parse errors)."""
     source, tree = original.source, original.tree
-    ops = with_dropped_declarations(without_shown_heads(ops, source, edit, markers), source, edit, tree)
+    ops = with_dropped_declarations(
+        without_shown_heads(ops, original.side, edit, markers), source, edit, tree
+    )
     plan = SpanWriter(source, edit, trim=language not in HARD_BREAKS).write(ops)
     merged = render_plan(plan, source.raw, edit.raw)
     inserted = [k for op in ops if isinstance(op, Insert) for k in range(op.start, op.end)]
@@ -1312,7 +1310,7 @@ def finish(
         return ambiguous(
             language, "above_file_head", f"{head.strip()!r} would be written above the file's first line"
         )
-    unreachable = returns_twice(ops, source, edit)
+    unreachable = returns_twice(ops, original.side, edit)
     if unreachable:
         return ambiguous(
             language,
